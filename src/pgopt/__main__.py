@@ -1,0 +1,5 @@
+"""`python -m pgopt`."""
+
+from .cli import run
+
+run()

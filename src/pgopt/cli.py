@@ -1,0 +1,251 @@
+"""The command line: parse, wire the parts together, map errors to exit codes.
+
+Exit codes: 0 ok, 1 a check failed, 2 usage or input error, 130 interrupted.
+Every error is one line on stderr, `pgopt: error: ...`, never a traceback.
+"""
+
+from __future__ import annotations
+
+import shlex
+import signal
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+import click
+from rich.console import Console
+
+from . import __version__
+from .binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, find_binaries
+from .errors import Interrupted, PgoptError, UsageError
+from .experiment import Experiment
+from .lab import builtin_labs, resolve_lab
+from .lab.catalog import DEMO_ORDER
+from .params import resolve_params
+from .progress import ConsoleDisplay
+from .redact import redact_dsn, redactor
+from .report.terminal import print_summary
+from .result import build_result
+from .store import DEFAULT_RUNS_DIR, list_runs, load_result, new_run_dir, write_result
+from .target.attached import AttachedTarget
+from .target.base import Target
+from .target.embedded import EmbeddedTarget
+
+EXIT_OK, EXIT_CHECK_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _console(stderr: bool = False) -> Console:
+    console = Console(stderr=stderr, highlight=False)
+    if not console.is_terminal:  # logs and pipes: wide enough for the summary table
+        console = Console(stderr=stderr, highlight=False, width=140)
+    return console
+
+
+out = _console()
+err = _console(stderr=True)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="pgopt")
+def cli() -> None:
+    """pgopt: will this change make PostgreSQL faster, by how much, and why?"""
+
+
+@cli.group()
+def lab() -> None:
+    """List and run labs."""
+
+
+@lab.command("list")
+def lab_list() -> None:
+    """Labs with one-line descriptions."""
+    for item in builtin_labs():
+        steps = ", ".join(s.name for s in item.steps)
+        out.print(f"[bold]{item.name:<10}[/] {item.title}")
+        out.print(f"{'':<10} [dim]steps: {steps}[/]")
+
+
+@lab.command("run")
+@click.argument("name")
+@click.option("--quick", is_flag=True, help="Few short reps at a small scale (demos, CI).")
+@click.option("--scale", type=float, help="Dataset size factor (the lab says what 1 means).")
+@click.option("--duration", type=int, help="Seconds per timed run.")
+@click.option("--reps", type=int, help="Timed runs per step.")
+@click.option("--clients", type=int, help="pgbench clients for every step.")
+@click.option("--dsn", help="Run on your server (pgopt works in its own database pgopt_lab).")
+@click.option("--allow-settings", is_flag=True, help="With --dsn: let pgopt change settings.")
+@click.option("--pg-bin", type=str, help="Folder of PostgreSQL programs to use.")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), help="Folder for this run.")
+@click.option("--steps", help="Comma-separated steps to run (the baseline always runs).")
+@click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
+@click.option("--workdir", type=click.Path(path_type=Path), help="Where the embedded server lives.")
+@click.option("--keep", is_flag=True, help="Leave the server (or pgopt_lab) in place afterwards.")
+def lab_run(name: str, **options: Any) -> None:
+    """Run lab NAME (a built-in lab, a lab folder, or `all`)."""
+    if options["allow_settings"] and not options["dsn"]:
+        raise UsageError("--allow-settings goes with --dsn")
+    if options["dsn"]:
+        redactor.add(_password_of(options["dsn"]))
+    names = list(DEMO_ORDER) if name == "all" else [name]
+    labs = [resolve_lab(n) for n in names]
+    failed = False
+    for item in labs:
+        out_dir = options["out_dir"]
+        if out_dir is not None and len(labs) > 1:
+            out_dir = out_dir / item.name
+        failed |= not _run_one(item, {**options, "out_dir": out_dir})
+    if failed:
+        raise _ChecksFailed()
+
+
+def _password_of(dsn: str) -> str | None:
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        value = conninfo_to_dict(dsn).get("password")
+    except Exception:
+        return None
+    return str(value) if value else None
+
+
+def _make_target(options: dict[str, Any], say: Callable[[str], None]) -> Target:
+    if options["dsn"]:
+        binaries = find_binaries(options["pg_bin"], need=CLIENT_PROGRAMS)
+        return AttachedTarget(
+            binaries,
+            options["dsn"],
+            allow_settings=options["allow_settings"],
+            keep=options["keep"],
+            say=say,
+        )
+    binaries = find_binaries(options["pg_bin"], need=CLIENT_PROGRAMS + SERVER_PROGRAMS)
+    workdir = options["workdir"]
+    if workdir is not None and not workdir.is_dir():
+        raise UsageError(f"--workdir {workdir} is not a folder")
+    return EmbeddedTarget(binaries, workdir=workdir, keep=options["keep"], say=say)
+
+
+def _run_one(item: Any, options: dict[str, Any]) -> bool:
+    steps = [s.strip() for s in options["steps"].split(",")] if options["steps"] else None
+    params = resolve_params(
+        item,
+        quick=options["quick"],
+        scale=options["scale"],
+        duration=options["duration"],
+        reps=options["reps"],
+        clients=options["clients"],
+        seed=options["seed"],
+        steps=steps,
+    )
+    display = ConsoleDisplay(err, item.name)
+    target = _make_target(options, display.message)
+    run_dir = new_run_dir(item.name, options["out_dir"])
+    with target:
+        display.message(
+            f"{target.kind} PostgreSQL {target.server_version}, "
+            f"{len(params.steps)} steps × {params.reps} reps × {params.duration_s}s, "
+            f"scale {params.scale:g}; results in {run_dir}"
+        )
+        outcome = Experiment(item, params, target, run_dir, display).run()
+        result = build_result(outcome, command=_command_line())
+        result["target"]["non_default_settings"] = target.non_default_settings()
+    path = write_result(run_dir, result)
+    print_summary(out, result)
+    out.print(f"result: {path}")
+    return bool(result["passed"])
+
+
+def _command_line() -> str:
+    return "pgopt " + " ".join(shlex.quote(redact_dsn(a)) for a in sys.argv[1:])
+
+
+@cli.command("runs")
+@click.option(
+    "--dir",
+    "runs_dir",
+    type=click.Path(path_type=Path),
+    default=DEFAULT_RUNS_DIR,
+    show_default=True,
+    help="Folder of stored runs.",
+)
+def runs_cmd(runs_dir: Path) -> None:
+    """List stored runs."""
+    runs = list_runs(runs_dir)
+    if not runs:
+        out.print(f"no runs in {runs_dir}")
+        return
+    for run in runs:
+        r = run.result
+        best = max(
+            r["steps"],
+            key=lambda s: (
+                s["ratio_vs_baseline"]["median"]
+                if r["metric"]["higher_is_better"]
+                else -s["ratio_vs_baseline"]["median"]
+            ),
+        )
+        out.print(
+            f"{r['started_at']}  {r['lab']:<10} {len(r['steps'])} steps  "
+            f"best {best['name']} ×{best['ratio_vs_baseline']['median']:.2f}  {run.path}"
+        )
+
+
+@cli.command("report")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+def report_cmd(run_dir: Path) -> None:
+    """Re-render a stored run from its result.json (no server needed)."""
+    print_summary(out, load_result(run_dir))
+
+
+class _ChecksFailed(Exception):
+    """A run completed but a check failed: exit code 1."""
+
+
+def _install_signal_handlers() -> None:
+    def raise_interrupted(signum: int, _frame: FrameType | None) -> None:
+        raise Interrupted(signal.Signals(signum).name)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, raise_interrupted)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI with `argv`; return the exit code (tests call this directly)."""
+    _install_signal_handlers()
+    try:
+        cli.main(
+            args=list(argv) if argv is not None else None, prog_name="pgopt", standalone_mode=False
+        )
+    except click.exceptions.Exit as e:
+        return int(e.exit_code)
+    except click.Abort:
+        err.print("pgopt: interrupted", highlight=False)
+        return EXIT_INTERRUPTED
+    except click.ClickException as e:
+        _error(e.format_message())
+        return EXIT_USAGE
+    except _ChecksFailed:
+        return EXIT_CHECK_FAILED
+    except PgoptError as e:
+        _error(str(e))
+        return e.exit_code
+    except (KeyboardInterrupt, Interrupted):
+        err.print(
+            "pgopt: interrupted; the server pgopt started was stopped and removed", highlight=False
+        )
+        return EXIT_INTERRUPTED
+    return EXIT_OK
+
+
+def _error(message: str) -> None:
+    lines = redactor(message).strip().splitlines() or ["unknown error"]
+    click.echo(f"pgopt: error: {lines[0]}", err=True)
+    for line in lines[1:]:
+        click.echo(f"  {line}", err=True)
+
+
+def run() -> None:
+    """Console-script entry point."""
+    sys.exit(main())

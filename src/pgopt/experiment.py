@@ -1,0 +1,401 @@
+"""The engine: run a lab's steps with repetitions, interleaved where fair, and keep
+every sample.
+
+Steps are grouped into segments. A step that changes the schema (CLUSTER, a new
+table layout) starts a new segment, because its change would leak into the
+steps around it; within a segment, runs are interleaved A B A B so drift on a
+noisy machine hits every step alike. Steps marked `fresh` re-create their data
+before every run.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from .errors import LabError
+from .lab.spec import Check, Lab, Step
+from .params import RunParams, select_steps
+from .pgbench.command import PgbenchSpec, ScriptRef
+from .pgbench.parse import ProgressSample
+from .pgbench.runner import PgbenchResult, run_pgbench
+from .psql import query_value, run_program, run_sql_file, timed_sql
+from .store import save_raw
+from .target.base import Target
+
+DUMP_FILE = "dataset.dump"
+
+
+class Display(Protocol):
+    """What the engine tells the person watching."""
+
+    def message(self, text: str) -> None: ...
+    def run_started(self, step: Step, label: str, seconds: float | None) -> None: ...
+    def progress(self, sample: ProgressSample, per_transaction: float) -> None: ...
+    def run_finished(self, step: Step, label: str, value: float | None, unit: str) -> None: ...
+
+
+@dataclass
+class CheckOutcome:
+    name: str
+    passed: bool
+    detail: str = ""
+    value: str | None = None
+
+
+@dataclass
+class RunRecord:
+    """One timed run of one step."""
+
+    step: str
+    rep: int
+    value: float
+    tps: float | None = None
+    pgbench: PgbenchResult | None = None
+    phases: list[tuple[str, float]] = field(default_factory=list)
+    checks: list[CheckOutcome] = field(default_factory=list)
+    started_at: str = ""
+
+
+@dataclass
+class StepOutcome:
+    step: Step
+    runs: list[RunRecord] = field(default_factory=list)
+    checks: list[CheckOutcome] = field(default_factory=list)
+    facts: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class ExperimentOutcome:
+    lab: Lab
+    params: RunParams
+    started_at: str
+    duration_s: float
+    steps: list[StepOutcome]
+    target: dict[str, Any]
+    variables: dict[str, str]
+
+
+def segments(steps: list[Step]) -> list[list[Step]]:
+    """Split steps where a step changes the schema; each part may be interleaved."""
+    out: list[list[Step]] = []
+    for step in steps:
+        if not out or (step.schema and not step.fresh):
+            out.append([step])
+        else:
+            out[-1].append(step)
+    return out
+
+
+def interleaved(segment: list[Step], reps: int) -> Iterator[tuple[int, Step]]:
+    """A B A B ...: every step's rep r before any step's rep r+1."""
+    for rep in range(1, reps + 1):
+        for step in segment:
+            yield rep, step
+
+
+class Experiment:
+    def __init__(
+        self, lab: Lab, params: RunParams, target: Target, run_dir: Path, display: Display
+    ) -> None:
+        self.lab = lab
+        self.params = params
+        self.target = target
+        self.run_dir = run_dir
+        self.display = display
+        self.variables = self._variables()
+        self._run_counter = 0
+
+    def _variables(self) -> dict[str, str]:
+        ds = self.lab.dataset
+        out = dict(ds.variables)
+        out["scale"] = f"{self.params.scale:g}"
+        if ds.variable:
+            out[ds.variable] = str(ds.size_at(self.params.scale))
+        return out
+
+    def step_variables(self, step: Step) -> dict[str, str]:
+        return {**self.variables, "clients": str(self.clients(step))}
+
+    def clients(self, step: Step) -> int:
+        return self.params.clients or step.clients
+
+    # -- the whole lab -------------------------------------------------------
+
+    def run(self) -> ExperimentOutcome:
+        started = datetime.now(UTC)
+        t0 = time.monotonic()
+        steps = select_steps(self.lab, list(self.params.steps))
+        outcomes = {s.name: StepOutcome(s) for s in steps}
+        if not all(s.fresh for s in steps):
+            self.setup_dataset()
+        for segment in segments(steps):
+            self._run_segment(segment, outcomes)
+        self._compare_same_checks(list(outcomes.values()))
+        return ExperimentOutcome(
+            lab=self.lab,
+            params=self.params,
+            started_at=started.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            duration_s=time.monotonic() - t0,
+            steps=list(outcomes.values()),
+            target=self.target.describe(),
+            variables=self.variables,
+        )
+
+    def setup_dataset(self) -> None:
+        ds = self.lab.dataset
+        if not ds.setup:
+            return
+        size = f" ({ds.variable} = {self.variables[ds.variable]})" if ds.variable else ""
+        self.display.message(f"setting up the dataset{size}")
+        t0 = time.monotonic()
+        for path in ds.setup:
+            run_sql_file(
+                self.target.binaries,
+                self.target.client_env(),
+                path,
+                self.variables,
+                what="setup file",
+            )
+        if ds.dump:
+            run_program(
+                self.target,
+                "pg_dump",
+                ["--format=custom", "--file", str(self.run_dir / DUMP_FILE)],
+                what="dataset dump",
+            )
+        self.display.message(f"dataset ready in {time.monotonic() - t0:.1f}s")
+
+    def _run_segment(self, segment: list[Step], outcomes: dict[str, StepOutcome]) -> None:
+        first = segment[0]
+        if first.schema and not first.fresh:
+            self.target.apply_settings(first.settings)
+            self._apply_schema(first)
+        if self.params.warmup_s > 0:
+            for step in segment:
+                if not step.fresh and not step.phases:
+                    self._warm_up(step)
+        for rep, step in interleaved(segment, self.params.reps):
+            outcomes[step.name].runs.append(self._timed_run(step, rep))
+        for step in segment:
+            outcome = outcomes[step.name]
+            outcome.checks.extend(self._checks(step, "step"))
+            if step.scripts and not step.phases:
+                failed = sum(r.pgbench.summary.failed for r in outcome.runs if r.pgbench)
+                outcome.checks.append(
+                    CheckOutcome(
+                        "no transaction failed",
+                        failed == 0,
+                        "" if failed == 0 else f"{failed} failed transactions",
+                    )
+                )
+            outcome.facts.update(self._facts(step))
+
+    def _apply_schema(self, step: Step) -> None:
+        for path in step.schema:
+            self.display.message(f"{step.name}: applying {path.name}")
+            run_sql_file(
+                self.target.binaries,
+                self.target.client_env(),
+                path,
+                self.step_variables(step),
+                what=f"step {step.name}: schema file",
+            )
+
+    # -- one run -------------------------------------------------------------
+
+    def _prepare(self, step: Step) -> None:
+        self.target.apply_settings(step.settings)
+        if step.fresh:
+            self.setup_dataset()
+            self._apply_schema(step)
+
+    def _warm_up(self, step: Step) -> None:
+        self._prepare(step)
+        label = "warm-up"
+        self.display.run_started(step, label, self.params.warmup_s)
+        result = self._pgbench(
+            step, duration_s=self.params.warmup_s, transactions=None, raw_name=None
+        )
+        self.display.run_finished(
+            step, label, result.summary.tps * step.per_transaction, self.lab.metric.unit
+        )
+
+    def _timed_run(self, step: Step, rep: int) -> RunRecord:
+        self._prepare(step)
+        label = f"rep {rep}/{self.params.reps}"
+        started_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        if step.phases:
+            record = self._phase_run(step, rep, label)
+        else:
+            duration = None if step.transactions else self.params.duration_s
+            self.display.run_started(step, label, duration)
+            result = self._pgbench(
+                step,
+                duration_s=duration,
+                transactions=step.transactions,
+                raw_name=f"{step.name}-rep{rep}",
+            )
+            value = self._metric_value(step, result)
+            record = RunRecord(step.name, rep, value, tps=result.summary.tps, pgbench=result)
+        record.started_at = started_at
+        record.checks = self._checks(step, "run")
+        self.display.run_finished(step, label, record.value, self.lab.metric.unit)
+        return record
+
+    def _pgbench(
+        self,
+        step: Step,
+        *,
+        duration_s: int | None,
+        transactions: int | None,
+        raw_name: str | None,
+    ) -> PgbenchResult:
+        self._run_counter += 1
+        clients = self.clients(step)
+        threads = step.threads or min(clients, 2)
+        spec = PgbenchSpec(
+            scripts=step.scripts,
+            mode=step.mode,
+            clients=clients,
+            threads=threads,
+            duration_s=duration_s,
+            transactions=transactions,
+            variables=self.step_variables(step),
+            extra_args=(
+                *step.pgbench_args,
+                f"--random-seed={self.params.seed + self._run_counter}",
+            ),
+            log_prefix=self.run_dir / "raw" / "pgbench_log" if raw_name else None,
+        )
+        limit = (duration_s * 3 + 120) if duration_s else None
+        result = run_pgbench(
+            self.target.binaries.path("pgbench"),
+            spec,
+            self.target.client_env(),
+            cwd=self._script_dir(step.scripts),
+            on_progress=lambda s: self.display.progress(s, step.per_transaction),
+            timeout_s=limit,
+        )
+        if raw_name:
+            save_raw(
+                self.run_dir,
+                f"{raw_name}.pgbench.txt",
+                "$ "
+                + " ".join(result.args)
+                + "\n\n"
+                + result.stdout
+                + "\n--- stderr ---\n"
+                + result.stderr,
+            )
+        return result
+
+    @staticmethod
+    def _script_dir(scripts: tuple[ScriptRef, ...]) -> Path:
+        for s in scripts:
+            if s.path is not None:
+                return s.path.parent
+        return Path.cwd()
+
+    def _metric_value(self, step: Step, result: PgbenchResult) -> float:
+        metric = self.lab.metric
+        if metric.source == "sql":
+            assert metric.sql is not None
+            text = query_value(
+                self.target.binaries,
+                self.target.client_env(),
+                metric.sql,
+                self.step_variables(step),
+                what=f"metric SQL of {step.name}",
+            )
+            try:
+                return float(text)
+            except ValueError:
+                raise LabError(f"metric SQL returned {text!r}, not a number") from None
+        return result.summary.tps * step.per_transaction
+
+    def _phase_run(self, step: Step, rep: int, label: str) -> RunRecord:
+        env = self.target.client_env()
+        variables = self.step_variables(step)
+        timings: list[tuple[str, float]] = []
+        for phase in step.phases:
+            self.display.run_started(step, f"{label} {phase.name}", None)
+            if phase.action == "restore":
+                seconds = self._restore(step)
+            else:
+                assert phase.sql is not None
+                seconds = timed_sql(
+                    self.target.binaries,
+                    env,
+                    phase.sql.read_text(),
+                    variables,
+                    what=f"step {step.name}: phase {phase.name}",
+                    cwd=phase.sql.parent,
+                )
+            if phase.timed:
+                timings.append((phase.name, seconds))
+        return RunRecord(step.name, rep, sum(s for _, s in timings), phases=timings)
+
+    def _restore(self, step: Step) -> float:
+        """pg_restore of the dump taken after setup; the phase before empties the database."""
+        dump = self.run_dir / DUMP_FILE
+        if not dump.exists():
+            raise LabError(f"step {step.name}: a restore phase needs 'dump = true' in [dataset]")
+        started = time.monotonic()
+        run_program(
+            self.target,
+            "pg_restore",
+            ["--no-owner", "--exit-on-error", str(dump)],
+            what=f"step {step.name}: restore",
+        )
+        return time.monotonic() - started
+
+    # -- checks and facts ------------------------------------------------------
+
+    def _checks(self, step: Step, after: str) -> list[CheckOutcome]:
+        return [self._check(step, c) for c in self.lab.checks if c.after == after]
+
+    def _check(self, step: Step, check: Check) -> CheckOutcome:
+        value = query_value(
+            self.target.binaries,
+            self.target.client_env(),
+            check.sql,
+            self.step_variables(step),
+            what=f"check '{check.name}'",
+        )
+        if check.expect == "same":
+            return CheckOutcome(check.name, True, "", value)
+        passed = value.lower() in ("t", "true")
+        return CheckOutcome(check.name, passed, "" if passed else f"returned {value}", value)
+
+    def _compare_same_checks(self, outcomes: list[StepOutcome]) -> None:
+        """`expect = same` checks pass only if every step saw the first step's value."""
+        for check in self.lab.checks:
+            if check.expect != "same":
+                continue
+            found: list[CheckOutcome] = []
+            for outcome in outcomes:
+                found += [c for c in outcome.checks if c.name == check.name]
+                for run in outcome.runs:
+                    found += [c for c in run.checks if c.name == check.name]
+            reference = found[0].value if found else None
+            for c in found:
+                if c.value != reference:
+                    c.passed = False
+                    c.detail = f"got {c.value}, the first run got {reference}"
+
+    def _facts(self, step: Step) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for fact in step.facts:
+            out[fact.name] = query_value(
+                self.target.binaries,
+                self.target.client_env(),
+                fact.sql,
+                self.step_variables(step),
+                what=f"fact '{fact.name}'",
+            )
+        return out

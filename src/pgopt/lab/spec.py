@@ -1,0 +1,128 @@
+"""The frozen description of a lab, as validated from its lab.toml."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..pgbench.command import ScriptRef
+
+
+@dataclass(frozen=True)
+class Reported:
+    """A figure the article reported for a step."""
+
+    value: float
+    unit: str
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One timed part of a batch step: a SQL file, or pg_restore of the dataset dump."""
+
+    name: str
+    sql: Path | None = None
+    action: str | None = None
+    timed: bool = True
+
+
+@dataclass(frozen=True)
+class Check:
+    """SQL that must hold: `expect='true'` (returns true) or `'same'` (same value in every step)."""
+
+    name: str
+    sql: str
+    after: str = "step"  # "step" or "run"
+    expect: str = "true"
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A number measured by SQL after a step (e.g. correlation, blocks per query)."""
+
+    name: str
+    sql: str
+    unit: str = ""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One configuration to measure; already merged with the step it derives from."""
+
+    name: str
+    title: str
+    parent: str | None
+    settings: dict[str, str]
+    mode: str
+    scripts: tuple[ScriptRef, ...]
+    clients: int
+    threads: int | None
+    pgbench_args: tuple[str, ...]
+    schema: tuple[Path, ...]
+    phases: tuple[Phase, ...]
+    fresh: bool
+    per_transaction: float
+    transactions: int | None
+    reported: Reported | None
+    changes: dict[str, Any]
+    facts: tuple[Fact, ...] = ()
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str
+    unit: str
+    source: str  # "tps" | "sql" | "phases"
+    higher_is_better: bool
+    sql: str | None = None
+
+
+@dataclass(frozen=True)
+class RunDefaults:
+    clients: int
+    threads: int | None
+    duration_s: int
+    reps: int
+    warmup_s: int
+    scale: float
+
+
+@dataclass(frozen=True)
+class Dataset:
+    variable: str | None
+    size: int
+    min_size: int
+    setup: tuple[Path, ...]
+    variables: dict[str, str]
+    dump: bool = False
+
+    def size_at(self, scale: float) -> int:
+        return max(self.min_size, round(self.size * scale))
+
+
+@dataclass(frozen=True)
+class Lab:
+    name: str
+    path: Path
+    title: str
+    seed: str
+    description: str
+    dataset: Dataset
+    metric: Metric
+    defaults: RunDefaults
+    quick: RunDefaults
+    steps: tuple[Step, ...]
+    checks: tuple[Check, ...] = field(default=())
+
+    def step(self, name: str) -> Step:
+        for s in self.steps:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+    @property
+    def baseline(self) -> Step:
+        return self.steps[0]

@@ -1,0 +1,1 @@
+"""pgbench, the load engine: argument lists, output parsers and the process runner."""

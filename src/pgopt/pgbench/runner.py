@@ -1,0 +1,158 @@
+"""Run pgbench as a child process, stream its `-P` progress, and parse the result.
+
+A run that pgbench aborted, or that exited with an error, raises BenchError
+with pgbench's own message: a partial result is never returned as valid.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import signal
+import subprocess
+import threading
+import time
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import BenchError, BinariesError
+from ..redact import redactor
+from .command import PgbenchSpec, build_args
+from .parse import (
+    ProgressSample,
+    Summary,
+    abort_message,
+    parse_log_latencies,
+    parse_progress_line,
+    parse_summary,
+)
+
+ProgressCallback = Callable[[ProgressSample], None]
+
+
+@dataclass(frozen=True)
+class PgbenchResult:
+    """A finished, valid pgbench run."""
+
+    args: tuple[str, ...]
+    summary: Summary
+    progress: tuple[ProgressSample, ...]
+    latencies_us: array[int]
+    stdout: str
+    stderr: str
+    wall_s: float
+    client_cpu_s: float
+
+
+def run_pgbench(
+    pgbench: Path,
+    spec: PgbenchSpec,
+    env: dict[str, str],
+    *,
+    cwd: Path,
+    on_progress: ProgressCallback | None = None,
+    timeout_s: float | None = None,
+) -> PgbenchResult:
+    args = build_args(pgbench, spec)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            args,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            env=env,
+            cwd=cwd,
+            text=True,
+            bufsize=1,
+        )
+    except OSError as e:
+        raise BinariesError(f"cannot run pgbench: {e}") from e
+
+    stdout_parts: list[str] = []
+    reader = threading.Thread(
+        target=lambda: stdout_parts.append(proc.stdout.read()),  # type: ignore[union-attr]
+        daemon=True,
+    )
+    reader.start()
+    stderr_lines: list[str] = []
+    progress: list[ProgressSample] = []
+    timer = _kill_after(proc, timeout_s) if timeout_s else None
+    try:
+        assert proc.stderr is not None
+        for line in proc.stderr:
+            stderr_lines.append(line)
+            sample = parse_progress_line(line)
+            if sample is not None:
+                progress.append(sample)
+                if on_progress is not None:
+                    on_progress(sample)
+        proc.wait()
+        reader.join()
+    except BaseException:
+        _stop(proc)
+        raise
+    finally:
+        if timer is not None:
+            timer.cancel()
+    wall = time.monotonic() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+    stdout = "".join(stdout_parts)
+    stderr = "".join(stderr_lines)
+    latencies = _collect_latencies(spec.log_prefix)
+    aborted = abort_message(stderr_lines)
+    if proc.returncode != 0 or aborted:
+        reason = aborted or _tail(stderr) or f"exit code {proc.returncode}"
+        if proc.returncode == -signal.SIGKILL and timeout_s:
+            reason = f"pgbench ran past its time limit of {timeout_s:.0f}s and was stopped"
+        raise BenchError(redactor(f"pgbench failed: {reason}"))
+    summary = parse_summary(stdout)
+    return PgbenchResult(
+        tuple(args), summary, tuple(progress), latencies, stdout, stderr, wall, cpu
+    )
+
+
+def _collect_latencies(prefix: Path | None) -> array[int]:
+    values: array[int] = array("q")
+    if prefix is None:
+        return values
+    for log in sorted(prefix.parent.glob(prefix.name + ".*")):
+        with open(log) as f:
+            values.extend(parse_log_latencies(f))
+        log.unlink()
+    return values
+
+
+def _tail(text: str, lines: int = 3) -> str:
+    kept = [ln for ln in text.strip().splitlines() if not ln.startswith("progress:")]
+    return " | ".join(kept[-lines:])
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    if proc.poll() is not None:
+        return
+    for sig, wait in ((signal.SIGINT, 5.0), (signal.SIGKILL, 5.0)):
+        try:
+            os.kill(proc.pid, sig)
+            proc.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+        except ProcessLookupError:
+            return
+
+
+def _kill_after(proc: subprocess.Popen[str], seconds: float) -> threading.Timer:
+    def kill_if_running() -> None:
+        if proc.poll() is None:
+            proc.kill()
+
+    timer = threading.Timer(seconds, kill_if_running)
+    timer.daemon = True
+    timer.start()
+    return timer

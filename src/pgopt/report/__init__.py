@@ -1,0 +1,1 @@
+"""Reports from a result.json document: terminal table, Markdown, HTML with plots."""

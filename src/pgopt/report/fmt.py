@@ -1,0 +1,66 @@
+"""Number formatting shared by every report, so all of them show the same figures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def format_rate(value: float) -> str:
+    """Compact, readable magnitudes: 987, 12.3k, 4.55M."""
+    a = abs(value)
+    if a >= 1e9:
+        return f"{value / 1e9:.2f}G"
+    if a >= 1e6:
+        return f"{value / 1e6:.2f}M"
+    if a >= 1e4:
+        return f"{value / 1e3:.1f}k"
+    if a >= 100:
+        return f"{value:,.0f}"
+    if a >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def format_metric(metric: dict[str, Any]) -> str:
+    """'4,476 ± 3%': the median and the half-width of its 95% interval, relative."""
+    med = float(metric["median"])
+    low, high = (float(x) for x in metric["ci95"])
+    half = (high - low) / 2
+    rel = f" ± {half / med:.0%}" if med else ""
+    return f"{format_rate(med)}{rel}"
+
+
+def format_ratio(ratio: dict[str, Any] | None) -> str:
+    """'×2.31 [2.20–2.45]'."""
+    if not ratio:
+        return "—"
+    low, high = ratio["ci95"]
+    return f"×{ratio['median']:.2f} [{low:.2f}–{high:.2f}]"
+
+
+def format_changes(changes: dict[str, Any]) -> str:
+    """A short human description of what a step changed."""
+    parts: list[str] = []
+    for key, value in changes.items():
+        if key == "settings":
+            parts += [f"{k}={v}" for k, v in value.items()]
+        elif key == "mode":
+            parts.append(f"-M {value}")
+        elif key == "scripts":
+            parts.append("scripts " + ", ".join(value))
+        elif key == "schema":
+            parts.append("schema " + ", ".join(value))
+        elif key == "pgbench_args":
+            parts.append(" ".join(value) or "no extra flags")
+        elif key == "phases":
+            parts.append("phases " + ", ".join(value))
+        else:
+            parts.append(f"{key}={value}")
+    return "; ".join(parts) or "—"
+
+
+def format_seconds(value: float) -> str:
+    if value >= 60:
+        minutes, seconds = divmod(value, 60)
+        return f"{int(minutes)}m{seconds:04.1f}s"
+    return f"{value:.2f}s"

@@ -1,0 +1,191 @@
+"""Turn an experiment's samples into the result.json document (pgopt.lab-result/1).
+
+Pure: statistics, ratios and verdicts are computed here from the kept samples,
+so `pgopt report` can re-render any stored run without a server.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import machine, stats
+from .experiment import ExperimentOutcome, RunRecord, StepOutcome
+from .lab.spec import Lab
+from .pgbench.parse import percentile
+from .redact import redactor
+from .store import SCHEMA
+
+
+def build_result(outcome: ExperimentOutcome, *, command: str) -> dict[str, Any]:
+    lab = outcome.lab
+    seed = outcome.params.seed
+    steps_out: list[dict[str, Any]] = []
+    baseline = outcome.steps[0]
+    previous: StepOutcome | None = None
+    for index, step_outcome in enumerate(outcome.steps):
+        steps_out.append(_step(lab, step_outcome, baseline, previous, seed + index))
+        previous = step_outcome
+    return {
+        "schema": SCHEMA,
+        "lab": lab.name,
+        "title": lab.title,
+        "seed": lab.seed,
+        "description": lab.description,
+        "started_at": outcome.started_at,
+        "duration_s": round(outcome.duration_s, 1),
+        "command": redactor(command),
+        "target": {k: redactor(str(v)) for k, v in outcome.target.items()},
+        "machine": machine.describe(),
+        "params": outcome.params.as_dict(),
+        "variables": outcome.variables,
+        "metric": {
+            "name": lab.metric.name,
+            "unit": lab.metric.unit,
+            "higher_is_better": lab.metric.higher_is_better,
+        },
+        "steps": steps_out,
+        "passed": all(c["passed"] for s in steps_out for c in s["checks"]),
+    }
+
+
+def _values(outcome: StepOutcome) -> list[float]:
+    return [r.value for r in outcome.runs]
+
+
+def _step(
+    lab: Lab,
+    outcome: StepOutcome,
+    baseline: StepOutcome,
+    previous: StepOutcome | None,
+    seed: int,
+) -> dict[str, Any]:
+    step = outcome.step
+    samples = _values(outcome)
+    higher = lab.metric.higher_is_better
+    interval = stats.bootstrap_median(samples, seed=seed)
+    vs_base = stats.bootstrap_ratio(samples, _values(baseline), seed=seed)
+    vs_prev = stats.bootstrap_ratio(samples, _values(previous), seed=seed) if previous else None
+    cv = stats.coefficient_of_variation(samples)
+    checks = [*outcome.checks, *(c for r in outcome.runs for c in r.checks)]
+    warnings: list[str] = []
+    if cv is not None and cv > stats.CV_WARNING:
+        warnings.append(f"runs vary by {cv:.0%} (coefficient of variation above 10%)")
+    result: dict[str, Any] = {
+        "name": step.name,
+        "title": step.title,
+        "note": step.note,
+        "changes": step.changes,
+        "clients": step.clients,
+        "metric": {
+            "name": lab.metric.name,
+            "unit": lab.metric.unit,
+            "higher_is_better": higher,
+            "median": interval.median,
+            "ci95": [interval.low, interval.high],
+            "samples": samples,
+            "cv": cv,
+        },
+        "ratio_vs_baseline": vs_base.as_dict(),
+        "ratio_vs_previous": vs_prev.as_dict() if vs_prev else None,
+        "verdict_vs_baseline": (
+            stats.verdict(vs_base, higher_is_better=higher)
+            if outcome is not baseline
+            else stats.NOT_APPLICABLE
+        ),
+        "verdict_vs_previous": (
+            stats.verdict(vs_prev, higher_is_better=higher) if vs_prev else stats.NOT_APPLICABLE
+        ),
+        "latency_ms": _latency(outcome.runs),
+        "checks": [{"name": c.name, "passed": c.passed, "detail": c.detail} for c in checks],
+        "facts": outcome.facts,
+        "runs": [_run(r) for r in outcome.runs],
+        "warnings": warnings,
+        "reported": _reported(outcome, baseline),
+    }
+    if any(r.phases for r in outcome.runs):
+        result["phases"] = _phases(outcome.runs, seed)
+    tps = [r.tps for r in outcome.runs if r.tps is not None]
+    if tps:
+        result["tps"] = {"median": stats.median(tps), "samples": tps}
+    return result
+
+
+def _reported(outcome: StepOutcome, baseline: StepOutcome) -> dict[str, Any] | None:
+    """The article's figure, and its ratio to the article's baseline when both exist."""
+    mine, base = outcome.step.reported, baseline.step.reported
+    if mine is None:
+        return None
+    out: dict[str, Any] = {"value": mine.value, "unit": mine.unit, "note": mine.note}
+    if base is not None and base.value and base.unit == mine.unit:
+        out["ratio_vs_baseline"] = mine.value / base.value
+    return out
+
+
+def _latency(runs: list[RunRecord]) -> dict[str, float | None] | None:
+    pooled: list[int] = []
+    averages: list[float] = []
+    for r in runs:
+        if r.pgbench is None:
+            continue
+        pooled.extend(r.pgbench.latencies_us)
+        if r.pgbench.summary.latency_avg_ms is not None:
+            averages.append(r.pgbench.summary.latency_avg_ms)
+    if not averages and not pooled:
+        return None
+    pooled.sort()
+
+    def ms(q: float) -> float | None:
+        v = percentile(pooled, q)
+        return round(v / 1000.0, 4) if v is not None else None
+
+    return {
+        "avg": round(stats.median(averages), 4) if averages else None,
+        "p50": ms(50),
+        "p95": ms(95),
+        "p99": ms(99),
+    }
+
+
+def _phases(runs: list[RunRecord], seed: int) -> list[dict[str, Any]]:
+    names = [name for name, _ in runs[0].phases]
+    out = []
+    for name in names:
+        samples = [s for r in runs for n, s in r.phases if n == name]
+        interval = stats.bootstrap_median(samples, seed=seed)
+        out.append(
+            {
+                "name": name,
+                "seconds": round(interval.median, 3),
+                "ci95": [round(interval.low, 3), round(interval.high, 3)],
+                "samples": [round(s, 3) for s in samples],
+            }
+        )
+    return out
+
+
+def _run(record: RunRecord) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "rep": record.rep,
+        "value": record.value,
+        "started_at": record.started_at,
+    }
+    if record.pgbench is not None:
+        s = record.pgbench.summary
+        out.update(
+            {
+                "tps": s.tps,
+                "transactions": s.transactions,
+                "failed": s.failed,
+                "latency_avg_ms": s.latency_avg_ms,
+                "wall_s": round(record.pgbench.wall_s, 3),
+                "client_cpu_s": round(record.pgbench.client_cpu_s, 3),
+                "progress": [[p.time_s, p.tps] for p in record.pgbench.progress],
+                "statements": [
+                    {"script": st.script, "latency_ms": st.latency_ms, "command": st.command}
+                    for st in s.statements
+                ],
+            }
+        )
+    if record.phases:
+        out["phases"] = [{"name": n, "seconds": round(sec, 3)} for n, sec in record.phases]
+    return out

@@ -1,0 +1,187 @@
+"""A server the user already runs, reached with `--dsn`, left as it was found.
+
+pgopt works only inside its own database `pgopt_lab`, created at the start and
+dropped at the end. Settings change only with `--allow-settings`: per-session
+ones on `pgopt_lab` alone (ALTER DATABASE), reloadable server-wide ones with
+ALTER SYSTEM, each restored to its previous postgresql.auto.conf value at the
+end. Settings that need a restart are refused.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict
+
+from ..binaries import PgBinaries
+from ..errors import SettingsError, TargetError, UsageError
+from ..redact import redact_dsn, redactor
+from .base import LAB_DATABASE, Target
+from .embedded import reload_and_wait
+from .settings import SESSION_CONTEXTS, SettingChange, refuse_for_attached
+
+LAB_COMMENT = "pgopt lab database: safe to drop"
+
+
+class AttachedTarget(Target):
+    """A user's server; a context manager that cleans up after itself."""
+
+    kind = "dsn"
+
+    def __init__(
+        self,
+        binaries: PgBinaries,
+        dsn: str,
+        *,
+        allow_settings: bool = False,
+        keep: bool = False,
+        say: Callable[[str], None] = lambda _msg: None,
+    ) -> None:
+        super().__init__()
+        binaries.require("pgbench", "psql")
+        self.binaries = binaries
+        self.allow_settings = allow_settings
+        self.keep = keep
+        self.say = say
+        try:
+            self._params: dict[str, Any] = conninfo_to_dict(dsn)
+        except psycopg.ProgrammingError as e:
+            raise UsageError(f"invalid --dsn {redact_dsn(dsn)}: {e}") from e
+        password = self._params.get("password")
+        redactor.add(str(password) if password else None)
+        self._admin_db = str(self._params.get("dbname") or "postgres")
+        self._system_originals: dict[str, str | None] = {}
+        self._created = False
+
+    def conninfo(self, dbname: str | None = None) -> dict[str, Any]:
+        params = dict(self._params)
+        params["dbname"] = dbname or LAB_DATABASE
+        return params
+
+    def __enter__(self) -> AttachedTarget:
+        try:
+            admin = self.connect(self._admin_db)
+        except TargetError as e:
+            raise TargetError(f"cannot reach the server of --dsn: {e}") from None
+        with admin:
+            self._read_version_from(admin)
+            self._create_lab_database(admin)
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        with self.connect(self._admin_db) as admin:
+            self._restore_system_settings(admin)
+            if not self._created:
+                return
+            if self.keep:
+                admin.execute(
+                    sql.SQL("alter database {} reset all").format(sql.Identifier(LAB_DATABASE))
+                )
+                self.say(f"database {LAB_DATABASE} kept on {self.display_dsn()}")
+            else:
+                self._drop_lab_database(admin)
+
+    def _read_version_from(self, conn: psycopg.Connection[Any]) -> None:
+        row = conn.execute("show server_version").fetchone()
+        assert row is not None
+        self.server_version = str(row[0]).split()[0]
+        self.server_version_num = conn.info.server_version
+
+    def _create_lab_database(self, admin: psycopg.Connection[Any]) -> None:
+        row = admin.execute(
+            "select shobj_description(oid, 'pg_database') from pg_database where datname = %s",
+            [LAB_DATABASE],
+        ).fetchone()
+        if row is not None:
+            if row[0] != LAB_COMMENT:
+                raise TargetError(
+                    f"database {LAB_DATABASE} exists on this server and was not made by "
+                    "pgopt; pgopt will not touch it"
+                )
+            self.say(f"dropping {LAB_DATABASE} left by an earlier pgopt run")
+            self._drop_lab_database(admin)
+        try:
+            admin.execute(sql.SQL("create database {}").format(sql.Identifier(LAB_DATABASE)))
+        except psycopg.Error as e:
+            raise TargetError(f"cannot create database {LAB_DATABASE}: {e}") from e
+        self._created = True
+        admin.execute(
+            sql.SQL("comment on database {} is {}").format(
+                sql.Identifier(LAB_DATABASE), sql.Literal(LAB_COMMENT)
+            )
+        )
+
+    def _drop_lab_database(self, admin: psycopg.Connection[Any]) -> None:
+        ident = sql.Identifier(LAB_DATABASE)
+        if admin.info.server_version >= 130000:
+            admin.execute(sql.SQL("drop database if exists {} with (force)").format(ident))
+        else:
+            admin.execute(
+                "select pg_terminate_backend(pid) from pg_stat_activity where datname = %s",
+                [LAB_DATABASE],
+            )
+            admin.execute(sql.SQL("drop database if exists {}").format(ident))
+        self._created = False
+
+    # -- settings ----------------------------------------------------------
+
+    def _apply(self, changes: list[SettingChange]) -> None:
+        refuse_for_attached(changes, self.allow_settings)
+        system = [c for c in changes if c.context not in SESSION_CONTEXTS]
+        with self.connect(self._admin_db) as admin:
+            for change in changes:
+                if change.context in SESSION_CONTEXTS:
+                    stmt = self._database_setting(change)
+                else:
+                    self._remember_original(admin, change.name)
+                    stmt = self._system_setting(change.name, change.value)
+                try:
+                    admin.execute(stmt)
+                except psycopg.Error as e:
+                    raise SettingsError(
+                        f"setting {change.name} = {change.value!r}: {str(e).strip()}"
+                    ) from e
+        if system:
+            reload_and_wait(self)
+
+    @staticmethod
+    def _database_setting(change: SettingChange) -> sql.Composed:
+        db, name = sql.Identifier(LAB_DATABASE), sql.Identifier(change.name)
+        if change.value is None:
+            return sql.SQL("alter database {} reset {}").format(db, name)
+        return sql.SQL("alter database {} set {} = {}").format(db, name, sql.Literal(change.value))
+
+    @staticmethod
+    def _system_setting(name: str, value: str | None) -> sql.Composed:
+        if value is None:
+            return sql.SQL("alter system reset {}").format(sql.Identifier(name))
+        return sql.SQL("alter system set {} = {}").format(sql.Identifier(name), sql.Literal(value))
+
+    def _remember_original(self, admin: psycopg.Connection[Any], name: str) -> None:
+        """The value postgresql.auto.conf held before pgopt touched `name`, if any."""
+        if name in self._system_originals:
+            return
+        row = admin.execute(
+            "select setting from pg_file_settings where name = %s "
+            "and sourcefile like '%%postgresql.auto.conf' order by seqno desc limit 1",
+            [name],
+        ).fetchone()
+        self._system_originals[name] = None if row is None else str(row[0])
+
+    def _restore_system_settings(self, admin: psycopg.Connection[Any]) -> None:
+        if not self._system_originals:
+            return
+        for name, original in self._system_originals.items():
+            admin.execute(self._system_setting(name, original))
+        self._system_originals.clear()
+        self._applied = {}
+        admin.execute("select pg_reload_conf()")

@@ -1,0 +1,166 @@
+"""What every target offers the engine: connections, client environment, settings."""
+
+from __future__ import annotations
+
+import abc
+import os
+from collections.abc import Mapping
+from types import TracebackType
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import make_conninfo
+
+from ..binaries import PgBinaries
+from ..errors import TargetError
+from .settings import SettingChange, classify_settings, normalize
+
+LAB_DATABASE = "pgopt_lab"
+
+# libpq connection parameters and the environment variables that carry them.
+LIBPQ_ENV = {
+    "host": "PGHOST",
+    "hostaddr": "PGHOSTADDR",
+    "port": "PGPORT",
+    "dbname": "PGDATABASE",
+    "user": "PGUSER",
+    "password": "PGPASSWORD",
+    "passfile": "PGPASSFILE",
+    "options": "PGOPTIONS",
+    "application_name": "PGAPPNAME",
+    "connect_timeout": "PGCONNECT_TIMEOUT",
+    "sslmode": "PGSSLMODE",
+    "sslcert": "PGSSLCERT",
+    "sslkey": "PGSSLKEY",
+    "sslrootcert": "PGSSLROOTCERT",
+    "sslcrl": "PGSSLCRL",
+    "sslcompression": "PGSSLCOMPRESSION",
+    "channel_binding": "PGCHANNELBINDING",
+    "gssencmode": "PGGSSENCMODE",
+    "requirepeer": "PGREQUIREPEER",
+    "krbsrvname": "PGKRBSRVNAME",
+    "target_session_attrs": "PGTARGETSESSIONATTRS",
+    "service": "PGSERVICE",
+    "client_encoding": "PGCLIENTENCODING",
+    "sslnegotiation": "PGSSLNEGOTIATION",
+}
+
+
+class Target(abc.ABC):
+    """A PostgreSQL server a lab runs on, used as a context manager."""
+
+    kind: str
+    binaries: PgBinaries
+
+    def __init__(self) -> None:
+        self._applied: dict[str, str] = {}
+        self._contexts: dict[str, str] | None = None
+        self.server_version = ""
+        self.server_version_num = 0
+
+    # -- connections -------------------------------------------------------
+
+    @abc.abstractmethod
+    def conninfo(self, dbname: str | None = None) -> dict[str, Any]:
+        """Connection parameters (password included) for the lab database or `dbname`."""
+
+    def connect(
+        self, dbname: str | None = None, *, autocommit: bool = True
+    ) -> psycopg.Connection[Any]:
+        params = self.conninfo(dbname)
+        try:
+            return psycopg.connect(**params, autocommit=autocommit, connect_timeout=10)
+        except psycopg.Error as e:
+            raise TargetError(f"cannot connect to {self.display_dsn()}: {_first_line(e)}") from e
+
+    def client_env(self) -> dict[str, str]:
+        """Environment for pgbench and psql: the connection as libpq variables, so the
+        password never appears on a command line (where `ps` would show it)."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+        for key, value in self.conninfo().items():
+            var = LIBPQ_ENV.get(key)
+            if var is None:
+                raise TargetError(f"connection parameter {key!r} is not supported by pgopt")
+            env[var] = str(value)
+        env.setdefault("PGAPPNAME", "pgopt")
+        return env
+
+    def display_dsn(self) -> str:
+        params = {k: v for k, v in self.conninfo().items() if k != "password"}
+        return make_conninfo(**{k: str(v) for k, v in params.items()})
+
+    # -- settings ----------------------------------------------------------
+
+    def setting_contexts(self) -> dict[str, str]:
+        if self._contexts is None:
+            with self.connect() as conn:
+                rows = conn.execute("select name, context from pg_settings").fetchall()
+            self._contexts = {name: context for name, context in rows}
+        return self._contexts
+
+    def plan_settings(self, wanted: Mapping[str, object]) -> list[SettingChange]:
+        return classify_settings(normalize(wanted), self._applied, self.setting_contexts())
+
+    def apply_settings(self, wanted: Mapping[str, object]) -> list[SettingChange]:
+        """Make the server run with exactly `wanted` on top of its own configuration."""
+        changes = self.plan_settings(wanted)
+        if changes:
+            self._apply(changes)
+            self._applied = normalize(wanted)
+        return changes
+
+    @abc.abstractmethod
+    def _apply(self, changes: list[SettingChange]) -> None:
+        """Carry out `changes` (already validated by name)."""
+
+    def current_settings(self, names: list[str]) -> dict[str, str]:
+        if not names:
+            return {}
+        with self.connect() as conn:
+            rows = conn.execute(
+                "select name, current_setting(name) from pg_settings where name = any(%s)",
+                [names],
+            ).fetchall()
+        return dict(rows)
+
+    def non_default_settings(self) -> dict[str, str]:
+        """Settings that differ from the built-in defaults, for the report's environment."""
+        with self.connect() as conn:
+            rows = conn.execute(
+                "select name, current_setting(name) from pg_settings "
+                "where source not in ('default', 'override', 'client', 'session') "
+                "order by name"
+            ).fetchall()
+        return dict(rows)
+
+    # -- lifecycle ---------------------------------------------------------
+
+    def _read_version(self) -> None:
+        with self.connect("postgres") as conn:
+            self.server_version = str(conn.execute("show server_version").fetchone()[0]).split()[0]  # type: ignore[index]
+            self.server_version_num = conn.info.server_version
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "server_version": self.server_version,
+            "pg_bin": str(self.binaries.bindir),
+            "client_version": self.binaries.version,
+            "dsn": self.display_dsn(),
+        }
+
+    @abc.abstractmethod
+    def __enter__(self) -> Target: ...
+
+    @abc.abstractmethod
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+
+def _first_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__

@@ -1,0 +1,371 @@
+"""A throwaway PostgreSQL server that pgopt starts, configures, stops and removes.
+
+The server lives in a fresh folder (`data/`, `sock/`, `server.log`) under a
+work folder on a real disk (fsync cost is part of what the labs measure).
+It is stopped and its folder removed on every way out: normal exit, errors,
+Ctrl-C and SIGTERM (the CLI turns that into an exception). A folder left by a
+pgopt that was killed outright is reaped by the next run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from ..binaries import PgBinaries
+from ..errors import BinariesError, SettingsError, TargetError
+from ..machine import filesystem_type
+from .base import LAB_DATABASE, Target
+from .runas import ServerUser, reachable_binaries, server_user
+from .settings import SettingChange
+
+SUPERUSER = "postgres"
+START_TIMEOUT_S = 60.0
+STOP_TIMEOUT_S = 60.0
+OWNER_FILE = "owner.pid"
+PREFIX = "pgopt-"
+
+
+def default_workdir_base() -> Path:
+    """/var/tmp: on disk on most systems, unlike a tmpfs /tmp."""
+    for candidate in (os.environ.get("PGOPT_WORKDIR"), "/var/tmp", tempfile.gettempdir()):
+        if candidate and os.path.isdir(candidate) and os.access(candidate, os.W_OK):
+            return Path(candidate)
+    return Path(tempfile.gettempdir())
+
+
+class EmbeddedTarget(Target):
+    """initdb + postgres in a private folder; a context manager."""
+
+    kind = "embedded"
+
+    def __init__(
+        self,
+        binaries: PgBinaries,
+        *,
+        workdir: Path | None = None,
+        keep: bool = False,
+        say: Callable[[str], None] = lambda _msg: None,
+        base_settings: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__()
+        binaries.require("initdb", "postgres", "pgbench", "psql")
+        self.binaries = binaries
+        self.workdir_base = workdir or default_workdir_base()
+        self.keep = keep
+        self.say = say
+        self.base_settings = base_settings or {}
+        self.user: ServerUser | None = None
+        self.root: Path | None = None
+        self.port = 0
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    # -- paths --------------------------------------------------------------
+
+    @property
+    def data_dir(self) -> Path:
+        assert self.root is not None
+        return self.root / "data"
+
+    @property
+    def socket_dir(self) -> Path:
+        assert self.root is not None
+        return self.root / "sock"
+
+    @property
+    def log_file(self) -> Path:
+        assert self.root is not None
+        return self.root / "server.log"
+
+    def conninfo(self, dbname: str | None = None) -> dict[str, Any]:
+        return {
+            "host": str(self.socket_dir),
+            "port": self.port,
+            "user": SUPERUSER,
+            "dbname": dbname or LAB_DATABASE,
+        }
+
+    def describe(self) -> dict[str, Any]:
+        info = super().describe()
+        info["workdir"] = str(self.root)
+        info["filesystem"] = filesystem_type(self.workdir_base)
+        return info
+
+    # -- lifecycle ---------------------------------------------------------
+
+    def __enter__(self) -> EmbeddedTarget:
+        if not self.workdir_base.is_dir():
+            raise TargetError(f"work folder {self.workdir_base} does not exist")
+        reap_stale(self.workdir_base)
+        try:
+            self.user = server_user()
+            if self.user is not None:
+                self.binaries = reachable_binaries(self.binaries, self.user)
+            self.root = Path(tempfile.mkdtemp(prefix=PREFIX, dir=self.workdir_base))
+            (self.root / OWNER_FILE).write_text(f"{os.getpid()}\n")
+            self.socket_dir.mkdir()
+            if self.user is not None:
+                os.chmod(self.root, 0o755)
+                self.user.chown_tree(self.root)
+            self._initdb()
+            self._write_base_config()
+            self._start()
+            self._read_version()
+            with self.connect("postgres") as conn:
+                conn.execute(sql.SQL("create database {}").format(sql.Identifier(LAB_DATABASE)))
+        except BaseException:
+            self._teardown()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        interrupted = exc_type is not None and not issubclass(exc_type, Exception)
+        if self.keep and not interrupted and self._proc is not None:
+            self._leave_running()
+            return
+        self._teardown()
+
+    def _leave_running(self) -> None:
+        assert self.root is not None
+        (self.root / OWNER_FILE).unlink(missing_ok=True)
+        ctl = f"{self.binaries.path('pg_ctl')} -D {self.data_dir} stop"
+        if self.user is not None:
+            ctl = f"runuser -u {self.user.name} -- {ctl}"
+        self.say(
+            f'server kept running: psql "host={self.socket_dir} port={self.port} '
+            f'user={SUPERUSER} dbname={LAB_DATABASE}"\n'
+            f"stop it with: {ctl} && rm -rf {self.root}"
+        )
+
+    def _teardown(self) -> None:
+        try:
+            self._stop()
+        finally:
+            if self.root is not None:
+                shutil.rmtree(self.root, ignore_errors=True)
+                self.root = None
+
+    # -- server processes --------------------------------------------------
+
+    def _run_as_server(self, args: list[str], what: str) -> None:
+        kwargs = self.user.popen_kwargs() if self.user is not None else {}
+        try:
+            result = subprocess.run(
+                args,
+                capture_output=True,
+                text=True,
+                check=False,
+                cwd=self.root,
+                start_new_session=True,
+                **kwargs,
+            )
+        except OSError as e:
+            raise BinariesError(f"cannot run {args[0]}: {e}") from e
+        if result.returncode != 0:
+            tail = "\n".join((result.stderr or result.stdout).strip().splitlines()[-5:])
+            raise TargetError(f"{what} failed: {tail}")
+
+    def _initdb(self) -> None:
+        self.say(f"initdb PostgreSQL {self.binaries.version} in {self.root}")
+        self._run_as_server(
+            [
+                str(self.binaries.path("initdb")),
+                "-D",
+                str(self.data_dir),
+                "-U",
+                SUPERUSER,
+                "-A",
+                "trust",
+                "-E",
+                "UTF8",
+                "--locale=C",
+                "--no-sync",
+                "--no-instructions",
+            ],
+            "initdb",
+        )
+
+    def _write_base_config(self) -> None:
+        self.port = free_port()
+        lines = [
+            "# written by pgopt",
+            "listen_addresses = '127.0.0.1'",
+            f"port = {self.port}",
+            f"unix_socket_directories = '{self.socket_dir}'",
+            "logging_collector = off",
+        ]
+        if self.binaries.has_extension_library("pg_stat_statements"):
+            lines.append("shared_preload_libraries = 'pg_stat_statements'")
+            lines.append("pg_stat_statements.track = 'top'")
+        for name, value in self.base_settings.items():
+            lines.append(f"{name} = '{value}'")
+        with open(self.data_dir / "postgresql.conf", "a") as conf:
+            conf.write("\n" + "\n".join(lines) + "\n")
+
+    def _start(self) -> None:
+        kwargs = self.user.popen_kwargs() if self.user is not None else {}
+        log = open(self.log_file, "ab")  # noqa: SIM115 - handed to the child, closed below
+        try:
+            self._proc = subprocess.Popen(
+                [str(self.binaries.path("postgres")), "-D", str(self.data_dir)],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                cwd=self.root,
+                start_new_session=True,
+                **kwargs,
+            )
+        except OSError as e:
+            raise BinariesError(f"cannot run postgres: {e}") from e
+        finally:
+            log.close()
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:
+            if self._proc.poll() is not None:
+                self._proc = None
+                raise TargetError("PostgreSQL did not start:\n" + self.log_tail())
+            try:
+                with psycopg.connect(**self.conninfo("postgres"), connect_timeout=2):
+                    return
+            except psycopg.OperationalError:
+                if time.monotonic() > deadline:
+                    self._stop()
+                    raise TargetError(
+                        f"PostgreSQL did not accept connections in {START_TIMEOUT_S:.0f}s:\n"
+                        + self.log_tail()
+                    ) from None
+                time.sleep(0.1)
+
+    def _stop(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None or proc.poll() is not None:
+            return
+        for sig, wait in (
+            (signal.SIGINT, STOP_TIMEOUT_S),
+            (signal.SIGQUIT, 10.0),
+            (signal.SIGKILL, 10.0),
+        ):
+            try:
+                proc.send_signal(sig)  # SIGINT: fast shutdown; SIGQUIT: immediate
+                proc.wait(timeout=wait)
+                return
+            except subprocess.TimeoutExpired:
+                continue
+            except ProcessLookupError:
+                return
+
+    def restart(self) -> None:
+        self._stop()
+        self._start()
+
+    def log_tail(self, lines: int = 15) -> str:
+        try:
+            text = self.log_file.read_text(errors="replace")
+        except OSError:
+            return "(no server log)"
+        return "\n".join(text.strip().splitlines()[-lines:])
+
+    # -- settings ----------------------------------------------------------
+
+    def _apply(self, changes: list[SettingChange]) -> None:
+        with self.connect() as conn:
+            for change in changes:
+                if change.value is None:
+                    stmt = sql.SQL("alter system reset {}").format(sql.Identifier(change.name))
+                else:
+                    stmt = sql.SQL("alter system set {} = {}").format(
+                        sql.Identifier(change.name), sql.Literal(change.value)
+                    )
+                try:
+                    conn.execute(stmt)
+                except psycopg.Error as e:
+                    raise SettingsError(
+                        f"setting {change.name} = {change.value!r}: {str(e).strip()}"
+                    ) from e
+        if any(c.needs_restart for c in changes):
+            self.restart()
+        else:
+            reload_and_wait(self)
+
+
+def reload_and_wait(target: Target, timeout: float = 10.0) -> None:
+    """pg_reload_conf() is asynchronous: wait until new sessions see the new file."""
+    with target.connect() as conn:
+        before = conn.execute("select pg_conf_load_time()").fetchone()[0]  # type: ignore[index]
+        conn.execute("select pg_reload_conf()")
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with target.connect() as conn:
+            row = conn.execute(
+                "select pg_conf_load_time(), "
+                "(select string_agg(name || ': ' || error, '; ') from pg_file_settings "
+                " where error is not null)"
+            ).fetchone()
+        assert row is not None
+        if row[1]:
+            raise SettingsError(f"the server rejected its configuration: {row[1]}")
+        if row[0] > before:
+            return
+        time.sleep(0.05)
+    raise TargetError("the server did not reload its configuration in time")
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def reap_stale(base: Path) -> list[Path]:
+    """Stop and remove servers whose pgopt process died without cleaning up."""
+    reaped: list[Path] = []
+    for root in base.glob(PREFIX + "*"):
+        owner = root / OWNER_FILE
+        try:
+            pid = int(owner.read_text().strip())
+        except (OSError, ValueError):
+            continue
+        if _alive(pid):
+            continue
+        pidfile = root / "data" / "postmaster.pid"
+        try:
+            postmaster = int(pidfile.read_text().splitlines()[0])
+            cmdline = Path(f"/proc/{postmaster}/cmdline").read_bytes()
+            if b"postgres" in cmdline and str(root).encode() in cmdline:
+                os.kill(postmaster, signal.SIGQUIT)
+            for _ in range(100):
+                if not _alive(postmaster):
+                    break
+                time.sleep(0.05)
+        except (OSError, ValueError, IndexError):
+            pass
+        shutil.rmtree(root, ignore_errors=True)
+        reaped.append(root)
+    return reaped
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
