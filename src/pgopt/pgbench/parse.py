@@ -74,7 +74,7 @@ class ProgressSample:
 
 
 _PROGRESS = re.compile(
-    rf"^progress: {_NUM} s, {_NUM} tps, lat {_NUM} ms stddev {_NUM}(?P<rest>.*)$"
+    rf"^progress: {_NUM} s, {_NUM} tps, lat {_NUM} ms stddev {_NUM}(?P<rest>.*)$", re.IGNORECASE
 )
 _FAILED = re.compile(r"(\d+) failed")
 _TPS = re.compile(rf"^tps = {_NUM} \((?P<kind>[^)]*)\)")
@@ -156,9 +156,18 @@ def parse_summary(text: str) -> Summary:
         if stripped.startswith("- weight:") and script_no:
             pending["weight"] = stripped.split(":", 1)[1].split()[0]
             continue
-        m = re.match(r"^- (\d+) transactions \(.*tps = " + _NUM + r"\)", stripped)
+        # 13-17: "- 303 transactions (75.8% of total, tps = 4954.38)"
+        # 18:    "- 306 transactions (76.5% of total)" then
+        #        "- number of transactions actually processed: 306 (tps = 5612.52)"
+        m = re.match(
+            r"^- (?:number of transactions actually processed: )?(\d+)"
+            r"(?: transactions)? \((?:.*tps = " + _NUM + r")?",
+            stripped,
+        )
         if m and script_no:
-            pending["tx"], pending["tps"] = m.group(1), m.group(2)
+            pending["tx"] = m.group(1)
+            if m.group(2) is not None:
+                pending["tps"] = m.group(2)
             continue
         if "statement latencies in milliseconds" in stripped:
             in_statements = True
@@ -255,18 +264,18 @@ class AggregateInterval:
         return self.latency_sum_us / self.transactions / 1000 if self.transactions else None
 
 
-def parse_aggregate_line(line: str) -> AggregateInterval | None:
+def parse_aggregate_line(line: str, major: int) -> AggregateInterval | None:
     """interval_start num_transactions sum_latency sum_latency_2 min_latency max_latency
-    [ { failures | sum_lag sum_lag_2 min_lag max_lag [ skipped ] } [ retried retries ] ]
+    then, from 15 on, failures (and lag, skipped, retried, retries columns).
 
-    From 15 on, `failures` is the seventh field (0 when none); older versions have
-    lag fields there only with --rate, so failures is None for them when absent.
+    Before 15 the seventh field, when present, is a lag sum (with --rate): no
+    failures are reported, so `failures` is None for `major` < 15.
     """
     fields = line.split()
     if len(fields) < 6 or not all(f.lstrip("-").isdigit() for f in fields[:6]):
         return None
     start, tx, s1, s2, lo, hi = (int(f) for f in fields[:6])
-    failures = int(fields[6]) if len(fields) in (7, 9) and fields[6].isdigit() else None
+    failures = int(fields[6]) if major >= 15 and len(fields) > 6 else None
     return AggregateInterval(start, tx, s1, s2, lo, hi, failures)
 
 

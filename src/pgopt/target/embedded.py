@@ -28,7 +28,7 @@ from ..binaries import PgBinaries
 from ..errors import BinariesError, SettingsError, TargetError
 from ..machine import filesystem_type
 from .base import LAB_DATABASE, Target
-from .runas import ServerUser, reachable_binaries, server_user
+from .runas import ServerUser, can_enter, reachable_binaries, server_user
 from .settings import SettingChange
 
 SUPERUSER = "postgres"
@@ -112,6 +112,11 @@ class EmbeddedTarget(Target):
         try:
             self.user = server_user()
             if self.user is not None:
+                if not can_enter(self.workdir_base, self.user):
+                    raise TargetError(
+                        f"work folder {self.workdir_base} is not reachable by the server "
+                        f"user {self.user.name!r}; choose a --workdir it can enter"
+                    )
                 self.binaries = reachable_binaries(self.binaries, self.user)
             self.root = Path(tempfile.mkdtemp(prefix=PREFIX, dir=self.workdir_base))
             (self.root / OWNER_FILE).write_text(f"{os.getpid()}\n")

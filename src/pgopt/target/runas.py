@@ -12,6 +12,7 @@ import hashlib
 import os
 import pwd
 import shutil
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,6 +82,21 @@ def _create_system_user(name: str) -> pwd.struct_passwd:
             f"for the server: {result.stderr.strip() or 'useradd failed'}; "
             "set PGOPT_SERVER_USER to an existing user"
         ) from None
+
+
+def can_enter(path: Path, user: ServerUser) -> bool:
+    """Whether `user` may traverse every folder down to `path` (by permission bits)."""
+    for folder in [path.resolve(), *path.resolve().parents]:
+        st = folder.stat()
+        if st.st_uid == user.uid:
+            bit = stat.S_IXUSR
+        elif st.st_gid == user.gid:
+            bit = stat.S_IXGRP
+        else:
+            bit = stat.S_IXOTH
+        if not st.st_mode & bit:
+            return False
+    return True
 
 
 def reachable_binaries(binaries: PgBinaries, user: ServerUser) -> PgBinaries:

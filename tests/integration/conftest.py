@@ -1,0 +1,61 @@
+"""Integration fixtures: a real PostgreSQL started by pgopt's own target code."""
+
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, PgBinaries, find_binaries
+from pgopt.target.embedded import EmbeddedTarget
+
+pytestmark = pytest.mark.integration
+
+PG15_BIN = Path("/usr/lib/postgresql/15/bin")
+LOCAL_DSN = "postgresql://postgres@127.0.0.1:5432/postgres"
+
+
+@pytest.fixture(scope="session")
+def binaries() -> PgBinaries:
+    return find_binaries(None, need=CLIENT_PROGRAMS + SERVER_PROGRAMS)
+
+
+@pytest.fixture
+def workdir() -> Iterator[Path]:
+    """A work folder the unprivileged server user can enter (pytest's tmp_path is private)."""
+    path = Path(tempfile.mkdtemp(prefix="pgopt-test-", dir="/var/tmp"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def server(binaries: PgBinaries) -> Iterator[EmbeddedTarget]:
+    with EmbeddedTarget(binaries) as target:
+        yield target
+
+
+def local_server_answers() -> bool:
+    try:
+        with psycopg.connect(LOCAL_DSN, connect_timeout=2) as conn:
+            conn.execute("select 1")
+        return True
+    except psycopg.Error:
+        return False
+
+
+def pgopt_processes(marker: str) -> list[str]:
+    """Command lines of live processes mentioning `marker` (a work folder)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        if marker in cmdline:
+            found.append(cmdline)
+    return found

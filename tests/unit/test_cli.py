@@ -1,0 +1,49 @@
+"""Bad input gets one line `pgopt: error: ...` and exit code 2, never a traceback."""
+
+import pytest
+
+from pgopt.cli import main
+
+
+def error_lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    return [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["lab", "run", "nosuch"], "unknown lab 'nosuch'"),
+        (["lab", "run", "smoke", "--pg-bin", "/nonexistent"], "tried --pg-bin /nonexistent"),
+        (["lab", "run", "smoke", "--reps", "0"], "--reps must be positive"),
+        (["lab", "run", "smoke", "--steps", "bogus"], "no step 'bogus'"),
+        (["lab", "run", "smoke", "--allow-settings"], "--allow-settings goes with --dsn"),
+        (["lab", "run", "smoke", "--duration", "abc"], "'abc' is not a valid integer"),
+        (["lab", "frobnicate"], "No such command 'frobnicate'"),
+        (["report", "/nonexistent-run"], "no result.json"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    argv: list[str], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    lines = error_lines(capsys)
+    assert len(lines) == 1, lines
+    assert lines[0].startswith("pgopt: error: ")
+    assert expected in lines[0]
+
+
+def test_unreachable_dsn_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lab", "run", "smoke", "--dsn", "postgresql://nobody:pw123@127.0.0.1:1/x"]) == 2
+    lines = error_lines(capsys)
+    assert len(lines) == 1 and lines[0].startswith("pgopt: error: cannot reach")
+    assert "pw123" not in lines[0]
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"]) == 0
+    assert "pgopt" in capsys.readouterr().out
+
+
+def test_lab_list_shows_labs(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["lab", "list"]) == 0
+    assert "smoke" in capsys.readouterr().out

@@ -1,0 +1,146 @@
+"""Lab files: the built-in labs load, a user's lab loads, and errors name file, step and field."""
+
+from pathlib import Path
+
+import pytest
+
+from pgopt.errors import LabError, UsageError
+from pgopt.experiment import interleaved, segments
+from pgopt.lab import builtin_labs, load_lab, resolve_lab
+from pgopt.params import resolve_params, select_steps
+
+MINIMAL = """
+title = "My lab"
+
+[dataset]
+variable = "rows"
+size = 1000
+setup = ["setup.sql"]
+
+[[steps]]
+name = "baseline"
+scripts = ["bench.sql"]
+reported = 100
+
+[[steps]]
+name = "async"
+settings = { synchronous_commit = "off" }
+mode = "prepared"
+reported = { value = 250, unit = "tx/s", note = "article" }
+
+[[steps]]
+name = "cluster"
+schema = ["cluster.sql"]
+
+[[steps]]
+name = "sweep"
+from = "baseline"
+sweep = { clients = [1, 4] }
+"""
+
+
+def write_lab(folder: Path, toml: str = MINIMAL) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "lab.toml").write_text(toml)
+    for name in ("setup.sql", "bench.sql", "cluster.sql"):
+        (folder / name).write_text("select 1;\n")
+    return folder
+
+
+def test_builtin_labs_load() -> None:
+    names = [lab.name for lab in builtin_labs()]
+    assert "smoke" in names
+
+
+def test_a_user_lab_loads_with_inheritance(tmp_path: Path) -> None:
+    lab = load_lab(write_lab(tmp_path / "mine"))
+    assert [s.name for s in lab.steps] == ["baseline", "async", "cluster", "sweep-c1", "sweep-c4"]
+    base, async_, cluster = lab.steps[:3]
+    assert async_.scripts == base.scripts
+    assert async_.changes == {"settings": {"synchronous_commit": "off"}, "mode": "prepared"}
+    assert cluster.settings == {"synchronous_commit": "off"} and cluster.mode == "prepared"
+    assert cluster.changes == {"schema": ["cluster.sql"]}
+    sweep = lab.step("sweep-c4")
+    assert sweep.clients == 4 and sweep.settings == {} and sweep.parent == "baseline"
+    assert base.reported is not None and base.reported.value == 100
+    assert async_.reported is not None and async_.reported.note == "article"
+    assert lab.dataset.size_at(2.0) == 2000
+
+
+def test_resolve_by_path_and_by_name(tmp_path: Path) -> None:
+    folder = write_lab(tmp_path / "mine")
+    assert resolve_lab(str(folder)).title == "My lab"
+    assert resolve_lab("smoke").name == "smoke"
+    with pytest.raises(UsageError, match="unknown lab 'nosuch'"):
+        resolve_lab("nosuch")
+    with pytest.raises(UsageError, match="not a lab folder"):
+        resolve_lab(str(tmp_path))
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "message"),
+    [
+        (
+            'name = "async"\n',
+            'name = "async"\nclients = "x"\n',
+            "step 'async': field 'clients': expected an integer",
+        ),
+        ('mode = "prepared"', 'mode = "turbo"', "step 'async': field 'mode': must be one of"),
+        (
+            'schema = ["cluster.sql"]',
+            'schema = ["missing.sql"]',
+            "step 'cluster': field 'schema': file 'missing.sql' not found",
+        ),
+        ('from = "baseline"', 'from = "nowhere"', "step 'sweep': field 'from': no earlier step"),
+        (
+            "reported = 100",
+            'reported = 100\ncolour = "red"',
+            "step 'baseline': unknown field 'colour'",
+        ),
+        ('mode = "prepared"', 'pgbench_args = ["--file=x"]', "field 'pgbench_args'"),
+    ],
+)
+def test_invalid_lab_errors_name_file_step_and_field(
+    tmp_path: Path, before: str, after: str, message: str
+) -> None:
+    assert before in MINIMAL
+    folder = write_lab(tmp_path / "bad", MINIMAL.replace(before, after, 1))
+    with pytest.raises(LabError) as e:
+        load_lab(folder)
+    assert str(folder / "lab.toml") in str(e.value)
+    assert message in str(e.value)
+
+
+def test_invalid_toml_is_reported(tmp_path: Path) -> None:
+    folder = write_lab(tmp_path / "bad", "title = \n")
+    with pytest.raises(LabError, match="invalid TOML"):
+        load_lab(folder)
+
+
+def test_segments_split_at_schema_changes_and_interleave(tmp_path: Path) -> None:
+    lab = load_lab(write_lab(tmp_path / "mine"))
+    parts = segments(list(lab.steps))
+    assert [[s.name for s in p] for p in parts] == [
+        ["baseline", "async"],
+        ["cluster", "sweep-c1", "sweep-c4"],
+    ]
+    order = [(rep, s.name) for rep, s in interleaved(parts[0], 2)]
+    assert order == [(1, "baseline"), (1, "async"), (2, "baseline"), (2, "async")]
+
+
+def test_step_selection_keeps_the_baseline(tmp_path: Path) -> None:
+    lab = load_lab(write_lab(tmp_path / "mine"))
+    assert [s.name for s in select_steps(lab, ["async"])] == ["baseline", "async"]
+    assert [s.name for s in select_steps(lab, ["sweep"])] == ["baseline", "sweep-c1", "sweep-c4"]
+    with pytest.raises(UsageError, match="no step 'nope'"):
+        select_steps(lab, ["nope"])
+
+
+def test_params_quick_and_overrides(tmp_path: Path) -> None:
+    lab = load_lab(write_lab(tmp_path / "mine"))
+    quick = resolve_params(lab, quick=True)
+    full = resolve_params(lab)
+    assert quick.reps < full.reps and quick.duration_s < full.duration_s
+    assert resolve_params(lab, reps=7, duration=3).reps == 7
+    with pytest.raises(UsageError, match="--reps must be positive"):
+        resolve_params(lab, reps=0)
