@@ -148,13 +148,29 @@ def _run_one(item: Any, options: dict[str, Any]) -> bool:
             f"{len(params.steps)} steps × {params.reps} reps × {params.duration_s}s, "
             f"scale {params.scale:g}; results in {run_dir}"
         )
-        outcome = Experiment(item, params, target, run_dir, display).run()
-        result = build_result(outcome, command=_command_line())
+        experiment = Experiment(item, params, target, run_dir, display)
+        try:
+            result = build_result(experiment.run(), command=_command_line())
+        except BaseException as e:
+            _save_partial(experiment, run_dir, e)
+            raise
         result["target"]["non_default_settings"] = target.non_default_settings()
     path = write_result(run_dir, result)
     print_summary(out, result)
     out.print(f"result: {path}")
     return bool(result["passed"])
+
+
+def _save_partial(experiment: Experiment, run_dir: Path, error: BaseException) -> None:
+    """Keep the runs that finished before an error or an interruption."""
+    outcome = experiment.outcome()
+    if not outcome.steps:
+        return
+    result = build_result(outcome, command=_command_line())
+    result["complete"] = False
+    result["error"] = redactor(str(error) or type(error).__name__)
+    path = write_result(run_dir, result)
+    err.print(f"partial result (finished runs only): {path}", highlight=False)
 
 
 def _command_line() -> str:
@@ -220,8 +236,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
     except click.exceptions.Exit as e:
         return int(e.exit_code)
-    except click.Abort:
-        err.print("pgopt: interrupted", highlight=False)
+    except (KeyboardInterrupt, Interrupted, click.Abort):
+        err.print("pgopt: interrupted; what pgopt started was stopped and removed", highlight=False)
         return EXIT_INTERRUPTED
     except click.ClickException as e:
         _error(e.format_message())

@@ -109,6 +109,9 @@ class Experiment:
         self.display = display
         self.variables = self._variables()
         self._run_counter = 0
+        self._started = datetime.now(UTC)
+        self._t0 = time.monotonic()
+        self._outcomes: dict[str, StepOutcome] = {}
 
     def _variables(self) -> dict[str, str]:
         ds = self.lab.dataset
@@ -127,21 +130,25 @@ class Experiment:
     # -- the whole lab -------------------------------------------------------
 
     def run(self) -> ExperimentOutcome:
-        started = datetime.now(UTC)
-        t0 = time.monotonic()
         steps = select_steps(self.lab, list(self.params.steps))
-        outcomes = {s.name: StepOutcome(s) for s in steps}
+        self._outcomes = {s.name: StepOutcome(s) for s in steps}
+        self.target.preflight([s.settings for s in steps])
         if not all(s.fresh for s in steps):
             self.setup_dataset()
         for segment in segments(steps):
-            self._run_segment(segment, outcomes)
-        self._compare_same_checks(list(outcomes.values()))
+            self._run_segment(segment, self._outcomes)
+        self._compare_same_checks(list(self._outcomes.values()))
+        return self.outcome()
+
+    def outcome(self) -> ExperimentOutcome:
+        """What has been measured so far: everything after `run`; after an error or an
+        interruption, the finished runs of the steps that have any."""
         return ExperimentOutcome(
             lab=self.lab,
             params=self.params,
-            started_at=started.strftime("%Y-%m-%dT%H:%M:%SZ"),
-            duration_s=time.monotonic() - t0,
-            steps=list(outcomes.values()),
+            started_at=self._started.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            duration_s=time.monotonic() - self._t0,
+            steps=[o for o in self._outcomes.values() if o.runs],
             target=self.target.describe(),
             variables=self.variables,
         )

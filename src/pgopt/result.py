@@ -44,6 +44,7 @@ def build_result(outcome: ExperimentOutcome, *, command: str) -> dict[str, Any]:
             "higher_is_better": lab.metric.higher_is_better,
         },
         "steps": steps_out,
+        "complete": True,
         "passed": all(c["passed"] for s in steps_out for c in s["checks"]),
     }
 

@@ -26,9 +26,9 @@ def test_build_args_for_a_timed_run() -> None:
     assert args[args.index("--protocol") + 1] == "prepared"
     assert args[args.index("--time") + 1] == "20"
     assert "--transactions" not in args
-    assert ["-f", "/lab/login.sql@3"] == args[args.index("-f") : args.index("-f") + 2]
-    assert ["-b", "select-only@1"] == args[args.index("-b") : args.index("-b") + 2]
-    assert ["--define", "users=1000"] == args[args.index("--define") : args.index("--define") + 2]
+    assert args[args.index("-f") : args.index("-f") + 2] == ["-f", "/lab/login.sql@3"]
+    assert args[args.index("-b") : args.index("-b") + 2] == ["-b", "select-only@1"]
+    assert args[args.index("--define") : args.index("--define") + 2] == ["--define", "users=1000"]
     assert "--log-prefix=/run/raw/pgbench_log" in args
 
 

@@ -9,7 +9,7 @@ end. Settings that need a restart are refused.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from types import TracebackType
 from typing import Any
 
@@ -22,7 +22,13 @@ from ..errors import SettingsError, TargetError, UsageError
 from ..redact import redact_dsn, redactor
 from .base import LAB_DATABASE, Target
 from .embedded import reload_and_wait
-from .settings import SESSION_CONTEXTS, SettingChange, refuse_for_attached
+from .settings import (
+    SESSION_CONTEXTS,
+    SettingChange,
+    classify_settings,
+    normalize,
+    refuse_for_attached,
+)
 
 LAB_COMMENT = "pgopt lab database: safe to drop"
 
@@ -133,6 +139,11 @@ class AttachedTarget(Target):
         self._created = False
 
     # -- settings ----------------------------------------------------------
+
+    def preflight(self, every_step: list[Mapping[str, object]]) -> None:
+        for wanted in every_step:
+            changes = classify_settings(normalize(wanted), {}, self.setting_contexts())
+            refuse_for_attached(changes, self.allow_settings)
 
     def _apply(self, changes: list[SettingChange]) -> None:
         refuse_for_attached(changes, self.allow_settings)

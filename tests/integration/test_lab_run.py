@@ -1,0 +1,117 @@
+"""The engine on a real server: a user's lab folder, A/A, async commit, checks, exit codes."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pgopt.cli import main
+
+LAB = """
+title = "engine test"
+[dataset]
+variable = "rows"
+size = 1000
+setup = ["setup.sql"]
+[metric]
+name = "inserts"
+unit = "rows/s"
+[run]
+clients = 2
+duration = 2
+reps = 5
+warmup = 1
+[[steps]]
+name = "baseline"
+scripts = ["insert.sql"]
+per_transaction = 2
+[[steps]]
+name = "same_again"
+title = "A/A: nothing changes"
+[[steps]]
+name = "async_commit"
+settings = { synchronous_commit = "off" }
+[[checks]]
+name = "every transaction inserted two rows"
+sql = "select count(*) % 2 = 0 from log"
+[[checks]]
+name = "lookup table unchanged"
+sql = "select sum(k) from lookup"
+expect = "same"
+"""
+
+
+def write_lab(folder: Path, toml: str = LAB) -> Path:
+    folder.mkdir()
+    (folder / "lab.toml").write_text(toml)
+    (folder / "setup.sql").write_text(
+        "create table log (k int, at timestamptz default now());\n"
+        "create table lookup as select k from generate_series(1, :rows) k;\n"
+    )
+    (folder / "insert.sql").write_text(
+        "\\set k random(1, :rows)\n"
+        "begin;\ninsert into log (k) values (:k);\ninsert into log (k) values (:k + 1);\nend;\n"
+    )
+    return folder
+
+
+def test_user_lab_a_a_and_async_commit(tmp_path: Path, workdir: Path) -> None:
+    lab = write_lab(tmp_path / "mine")
+    out = tmp_path / "out"
+    assert main(["lab", "run", str(lab), "--workdir", str(workdir), "--out", str(out)]) == 0
+    result = json.loads((out / "result.json").read_text())
+    assert result["schema"] == "pgopt.lab-result/1" and result["complete"] is True
+    steps = {s["name"]: s for s in result["steps"]}
+    assert list(steps) == ["baseline", "same_again", "async_commit"]
+    for step in steps.values():
+        metric = step["metric"]
+        assert len(metric["samples"]) == 5
+        assert metric["ci95"][0] <= metric["median"] <= metric["ci95"][1]
+        # metric = tps x rows per transaction, sample by sample
+        assert metric["samples"] == pytest.approx([2 * r["tps"] for r in step["runs"]])
+        assert all(c["passed"] for c in step["checks"]), step["checks"]
+        assert step["latency_ms"]["p50"] <= step["latency_ms"]["p99"]
+    assert steps["same_again"]["verdict_vs_previous"] == "no-change"
+    assert steps["async_commit"]["verdict_vs_previous"] == "faster"
+    assert steps["async_commit"]["changes"] == {"settings": {"synchronous_commit": "off"}}
+    raw = sorted(p.name for p in (out / "raw").iterdir())
+    assert len(raw) == 15 and raw[0].endswith(".pgbench.txt")
+
+
+def test_failed_check_exits_1(tmp_path: Path, workdir: Path) -> None:
+    toml = LAB.replace("count(*) % 2 = 0", "count(*) < 0").replace("reps = 5", "reps = 1")
+    lab = write_lab(tmp_path / "failing", toml)
+    out = tmp_path / "out"
+    code = main(
+        [
+            "lab",
+            "run",
+            str(lab),
+            "--workdir",
+            str(workdir),
+            "--out",
+            str(out),
+            "--steps",
+            "baseline",
+            "--duration",
+            "1",
+        ]
+    )
+    assert code == 1
+    result = json.loads((out / "result.json").read_text())
+    assert result["passed"] is False
+    failed = [c for c in result["steps"][0]["checks"] if not c["passed"]]
+    assert failed and failed[0]["name"] == "every transaction inserted two rows"
+
+
+def test_bad_setting_name_fails_before_any_run(
+    tmp_path: Path, workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    toml = LAB.replace('synchronous_commit = "off"', 'synchronous_comit = "off"')
+    lab = write_lab(tmp_path / "typo", toml)
+    code = main(["lab", "run", str(lab), "--workdir", str(workdir), "--out", str(tmp_path / "o")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "pgopt: error: unknown setting 'synchronous_comit'" in err
+    assert "rep 1" not in err
+    assert list(workdir.iterdir()) == []

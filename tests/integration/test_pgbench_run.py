@@ -1,0 +1,55 @@
+"""A pgbench run against a real server, parsed end to end; an aborted run is an error."""
+
+from pathlib import Path
+
+import pytest
+
+from pgopt.errors import BenchError
+from pgopt.pgbench.command import PgbenchSpec, ScriptRef
+from pgopt.pgbench.runner import run_pgbench
+from pgopt.target.embedded import EmbeddedTarget
+
+
+def test_run_parsed_end_to_end(server: EmbeddedTarget, tmp_path: Path) -> None:
+    script = tmp_path / "bench.sql"
+    script.write_text("\\set k random(1, :rows)\nselect :k + 1;\n")
+    seen = []
+    result = run_pgbench(
+        server.binaries.path("pgbench"),
+        PgbenchSpec(
+            scripts=(ScriptRef(path=script),),
+            mode="prepared",
+            clients=2,
+            threads=1,
+            duration_s=2,
+            variables={"rows": "100"},
+            log_prefix=tmp_path / "log",
+        ),
+        server.client_env(),
+        cwd=tmp_path,
+        on_progress=seen.append,
+    )
+    s = result.summary
+    assert s.query_mode == "prepared" and s.clients == 2 and s.failed == 0
+    assert s.transactions > 0 and s.tps > 0
+    assert len(result.latencies_us) == s.transactions  # every transaction logged
+    assert not list(tmp_path.glob("log.*"))  # logs are read, then removed
+    assert [st.command for st in s.statements] == ["\\set k random(1, :rows)", "select :k + 1;"]
+    assert seen and seen[0].time_s == pytest.approx(1.0)
+    assert result.client_cpu_s >= 0 and result.wall_s >= 2
+
+
+def test_aborted_run_is_an_error_with_pgbench_reason(
+    server: EmbeddedTarget, tmp_path: Path
+) -> None:
+    script = tmp_path / "bad.sql"
+    script.write_text("select 1/0;\n")
+    with pytest.raises(BenchError, match="division by zero"):
+        run_pgbench(
+            server.binaries.path("pgbench"),
+            PgbenchSpec(
+                scripts=(ScriptRef(path=script),), clients=1, duration_s=None, transactions=3
+            ),
+            server.client_env(),
+            cwd=tmp_path,
+        )
