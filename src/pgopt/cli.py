@@ -6,6 +6,7 @@ Every error is one line on stderr, `pgopt: error: ...`, never a traceback.
 
 from __future__ import annotations
 
+import os
 import shlex
 import signal
 import sys
@@ -15,6 +16,7 @@ from types import FrameType
 from typing import Any
 
 import click
+import psycopg
 from rich.console import Console
 
 from . import __version__
@@ -247,11 +249,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PgoptError as e:
         _error(str(e))
         return e.exit_code
-    except (KeyboardInterrupt, Interrupted):
-        err.print(
-            "pgopt: interrupted; the server pgopt started was stopped and removed", highlight=False
-        )
-        return EXIT_INTERRUPTED
+    except psycopg.Error as e:
+        _error(f"database error: {e}")
+        return EXIT_USAGE
+    except OSError as e:
+        _error(f"{e.strerror or e}: {e.filename}" if e.filename else str(e))
+        return EXIT_USAGE
+    except Exception as e:
+        if os.environ.get("PGOPT_DEBUG"):
+            raise
+        _error(f"internal error: {type(e).__name__}: {e} (PGOPT_DEBUG=1 shows the traceback)")
+        return EXIT_USAGE
     return EXIT_OK
 
 
