@@ -20,7 +20,7 @@ from psycopg.conninfo import conninfo_to_dict
 from ..binaries import PgBinaries
 from ..errors import SettingsError, TargetError, UsageError
 from ..redact import redact_dsn, redactor
-from .base import LAB_DATABASE, Target
+from .base import LAB_COMMENT, LAB_DATABASE, Target
 from .embedded import reload_and_wait
 from .settings import (
     SESSION_CONTEXTS,
@@ -29,8 +29,6 @@ from .settings import (
     normalize,
     refuse_for_attached,
 )
-
-LAB_COMMENT = "pgopt lab database: safe to drop"
 
 
 class AttachedTarget(Target):

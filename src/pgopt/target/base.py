@@ -16,6 +16,7 @@ from ..errors import TargetError
 from .settings import SettingChange, classify_settings, normalize
 
 LAB_DATABASE = "pgopt_lab"
+LAB_COMMENT = "pgopt lab database: safe to drop"
 
 # libpq connection parameters and the environment variables that carry them.
 LIBPQ_ENV = {

@@ -27,7 +27,7 @@ from psycopg import sql
 from ..binaries import PgBinaries
 from ..errors import BinariesError, SettingsError, TargetError
 from ..machine import filesystem_type
-from .base import LAB_DATABASE, Target
+from .base import LAB_COMMENT, LAB_DATABASE, Target
 from .runas import ServerUser, can_enter, reachable_binaries, server_user
 from .settings import SettingChange
 
@@ -129,7 +129,11 @@ class EmbeddedTarget(Target):
             self._start()
             self._read_version()
             with self.connect("postgres") as conn:
-                conn.execute(sql.SQL("create database {}").format(sql.Identifier(LAB_DATABASE)))
+                ident = sql.Identifier(LAB_DATABASE)
+                conn.execute(sql.SQL("create database {}").format(ident))
+                conn.execute(
+                    sql.SQL("comment on database {} is {}").format(ident, sql.Literal(LAB_COMMENT))
+                )
         except BaseException:
             self._teardown()
             raise
