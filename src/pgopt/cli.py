@@ -84,6 +84,7 @@ def lab_list() -> None:
 @click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
 @click.option("--workdir", type=click.Path(path_type=Path), help="Where the embedded server lives.")
 @click.option("--keep", is_flag=True, help="Leave the server (or pgopt_lab) in place afterwards.")
+@click.option("--no-sampler", is_flag=True, help="Do not sample wait events (to measure its cost).")
 def lab_run(name: str, **options: Any) -> None:
     """Run lab NAME (a built-in lab, a lab folder, or `all`)."""
     if options["allow_settings"] and not options["dsn"]:
@@ -140,6 +141,7 @@ def _run_one(item: Any, options: dict[str, Any]) -> bool:
         clients=options["clients"],
         seed=options["seed"],
         steps=steps,
+        sample_waits=not options["no_sampler"],
     )
     display = ConsoleDisplay(err, item.name)
     target = _make_target(options, display.message)

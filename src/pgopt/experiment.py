@@ -17,8 +17,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from psycopg import sql
+
+from . import guards
 from .errors import LabError
 from .lab.spec import Check, Lab, Step
+from .observe import Observation, Observer
 from .params import RunParams, select_steps
 from .pgbench.command import PgbenchSpec, ScriptRef
 from .pgbench.parse import ProgressSample
@@ -59,6 +63,8 @@ class RunRecord:
     phases: list[tuple[str, float]] = field(default_factory=list)
     checks: list[CheckOutcome] = field(default_factory=list)
     started_at: str = ""
+    observation: Observation = field(default_factory=Observation)
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -112,6 +118,7 @@ class Experiment:
         self._started = datetime.now(UTC)
         self._t0 = time.monotonic()
         self._outcomes: dict[str, StepOutcome] = {}
+        self.__observer: Observer | None = None
 
     def _variables(self) -> dict[str, str]:
         ds = self.lab.dataset
@@ -126,6 +133,12 @@ class Experiment:
 
     def clients(self, step: Step) -> int:
         return self.params.clients or step.clients
+
+    def clients_threads(self, step_name: str) -> tuple[int, int]:
+        """pgbench clients and threads: threads default to min(clients, cores), at most 2."""
+        step = self.lab.step(step_name)
+        clients = self.clients(step)
+        return clients, max(1, min(step.threads or min(clients, 2), clients))
 
     # -- the whole lab -------------------------------------------------------
 
@@ -236,23 +249,64 @@ class Experiment:
         self._prepare(step)
         label = f"rep {rep}/{self.params.reps}"
         started_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        if step.phases:
-            record = self._phase_run(step, rep, label)
-        else:
-            duration = None if step.transactions else self.params.duration_s
-            self.display.run_started(step, label, duration)
-            result = self._pgbench(
-                step,
-                duration_s=duration,
-                transactions=step.transactions,
-                raw_name=f"{step.name}-rep{rep}",
-            )
-            value = self._metric_value(step, result)
-            record = RunRecord(step.name, rep, value, tps=result.summary.tps, pgbench=result)
+        contention = self._contention_warning(step)
+        with self._observer().run() as observation:
+            if step.phases:
+                record = self._phase_run(step, rep, label)
+            else:
+                duration = None if step.transactions else self.params.duration_s
+                self.display.run_started(step, label, duration)
+                result = self._pgbench(
+                    step,
+                    duration_s=duration,
+                    transactions=step.transactions,
+                    raw_name=f"{step.name}-rep{rep}",
+                )
+                record = RunRecord(step.name, rep, 0.0, tps=result.summary.tps, pgbench=result)
+        if record.pgbench is not None:
+            record.value = self._metric_value(step, record.pgbench)
         record.started_at = started_at
+        record.observation = observation
+        record.warnings = self._run_warnings(record, contention)
         record.checks = self._checks(step, "run")
         self.display.run_finished(step, label, record.value, self.lab.metric.unit)
         return record
+
+    def _observer(self) -> Observer:
+        if self.__observer is None:
+            self.__observer = Observer(self.target, sample_waits=self.params.sample_waits)
+        return self.__observer
+
+    def _contention_warning(self, step: Step) -> str | None:
+        table = self.lab.dataset.contention_table
+        if table is None:
+            return None
+        with self.target.connect() as conn:
+            row = conn.execute(
+                sql.SQL("select count(*) from {}").format(sql.Identifier(table))
+            ).fetchone()
+        return guards.contention_warning(int(row[0]) if row else 0, self.clients(step), table)
+
+    def _run_warnings(self, record: RunRecord, contention: str | None) -> list[str]:
+        out = [contention] if contention else []
+        out += record.observation.problems
+        result = record.pgbench
+        if result is not None:
+            out += guards.run_warnings(
+                client_cpu_s=result.client_cpu_s,
+                wall_s=result.wall_s,
+                threads=self.clients_threads(record.step)[1],
+                failed=result.summary.failed,
+                checkpoints=int(record.observation.stats.get("checkpoints", 0)),
+                duration_s=result.summary.duration_s,
+                quick=self.params.quick,
+            )
+        elif record.observation.stats.get("checkpoints"):
+            out.append(
+                f"{record.observation.stats['checkpoints']} checkpoint(s) started "
+                "inside the timed run"
+            )
+        return out
 
     def _pgbench(
         self,
@@ -263,8 +317,7 @@ class Experiment:
         raw_name: str | None,
     ) -> PgbenchResult:
         self._run_counter += 1
-        clients = self.clients(step)
-        threads = step.threads or min(clients, 2)
+        clients, threads = self.clients_threads(step.name)
         spec = PgbenchSpec(
             scripts=step.scripts,
             mode=step.mode,

@@ -19,6 +19,7 @@ class RunParams:
     clients: int | None
     seed: int
     steps: tuple[str, ...]
+    sample_waits: bool = True
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -37,6 +38,7 @@ def resolve_params(
     seed: int = 1,
     steps: list[str] | None = None,
     warmup: int | None = None,
+    sample_waits: bool = True,
 ) -> RunParams:
     base = lab.quick if quick else lab.defaults
     for name, value in (
@@ -56,6 +58,7 @@ def resolve_params(
         clients=clients,
         seed=seed,
         steps=tuple(s.name for s in select_steps(lab, steps)),
+        sample_waits=sample_waits,
     )
 
 

@@ -6,9 +6,10 @@ so `pgopt report` can re-render any stored run without a server.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
-from . import machine, stats
+from . import bottleneck, guards, machine, sampler, snapshots, stats
 from .experiment import ExperimentOutcome, RunRecord, StepOutcome
 from .lab.spec import Lab
 from .pgbench.parse import percentile
@@ -23,7 +24,9 @@ def build_result(outcome: ExperimentOutcome, *, command: str) -> dict[str, Any]:
     baseline = outcome.steps[0]
     previous: StepOutcome | None = None
     for index, step_outcome in enumerate(outcome.steps):
-        steps_out.append(_step(lab, step_outcome, baseline, previous, seed + index))
+        step = _step(lab, step_outcome, baseline, previous, seed + index)
+        _add_observations(step, step_outcome, steps_out[-1] if steps_out else None)
+        steps_out.append(step)
         previous = step_outcome
     return {
         "schema": SCHEMA,
@@ -44,6 +47,7 @@ def build_result(outcome: ExperimentOutcome, *, command: str) -> dict[str, Any]:
             "higher_is_better": lab.metric.higher_is_better,
         },
         "steps": steps_out,
+        "sweeps": _sweeps(outcome.steps, steps_out),
         "complete": True,
         "passed": all(c["passed"] for s in steps_out for c in s["checks"]),
     }
@@ -109,6 +113,60 @@ def _step(
     if tps:
         result["tps"] = {"median": stats.median(tps), "samples": tps}
     return result
+
+
+def _add_observations(
+    step: dict[str, Any], outcome: StepOutcome, previous: dict[str, Any] | None
+) -> None:
+    """Waits, statistics, the bottleneck, the why-line and the guards' warnings."""
+    counts: Counter[str] = Counter()
+    figures: dict[str, list[float]] = {}
+    checkpoints = 0
+    for run in outcome.runs:
+        counts.update(run.observation.waits)
+        checkpoints += int(run.observation.stats.get("checkpoints", 0))
+        tx = run.pgbench.summary.transactions if run.pgbench else None
+        for key, value in snapshots.unit_figures(run.observation.stats, tx).items():
+            figures.setdefault(key, []).append(value)
+    shares = sampler.shares(counts)
+    medians = {k: round(stats.median(v), 3) for k, v in figures.items()}
+    step["waits"] = shares
+    step["wait_samples"] = sum(counts.values())
+    step["bottleneck"] = [
+        {"wait": name, "share": share} for name, share in bottleneck.top_waits(shares)
+    ]
+    step["stats"] = {"per_unit": medians, "checkpoints": checkpoints}
+    step["why"] = bottleneck.why_line(
+        shares,
+        previous["waits"] if previous else None,
+        medians,
+        previous["stats"]["per_unit"] if previous else None,
+    )
+    step["warnings"] += guards.merge([run.warnings for run in outcome.runs])
+
+
+def _sweeps(outcomes: list[StepOutcome], steps: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each client sweep: the metric at every client count, the best, and the knee."""
+    groups: dict[str, list[tuple[int, float]]] = {}
+    for outcome, step in zip(outcomes, steps, strict=True):
+        if outcome.step.sweep:
+            groups.setdefault(outcome.step.sweep, []).append(
+                (outcome.step.clients, step["metric"]["median"])
+            )
+    out = []
+    for name, points in groups.items():
+        points.sort()
+        best = max(points, key=lambda p: p[1])
+        knee = next(c for c, v in points if v >= KNEE_SHARE * best[1])
+        out.append(
+            {
+                "name": name,
+                "points": [{"clients": c, "median": v} for c, v in points],
+                "best_clients": best[0],
+                "knee_clients": knee,
+            }
+        )
+    return out
 
 
 def _reported(outcome: StepOutcome, baseline: StepOutcome) -> dict[str, Any] | None:
@@ -189,4 +247,7 @@ def _run(record: RunRecord) -> dict[str, Any]:
         )
     if record.phases:
         out["phases"] = [{"name": n, "seconds": round(sec, 3)} for n, sec in record.phases]
+    out["waits"] = dict(record.observation.waits.most_common())
+    out["stats"] = record.observation.stats
+    out["warnings"] = record.warnings
     return out

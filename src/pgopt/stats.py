@@ -100,3 +100,14 @@ def coefficient_of_variation(samples: Sequence[float]) -> float | None:
         return None
     mean = statistics.fmean(samples)
     return statistics.stdev(samples) / mean if mean else None
+
+
+KNEE_SHARE = 0.9
+
+
+def best_and_knee(points: Sequence[tuple[int, float]]) -> tuple[int, int]:
+    """For (clients, throughput) points: the best client count, and the knee, the
+    fewest clients that reach 90% of the best throughput."""
+    best_clients, best = max(points, key=lambda p: p[1])
+    knee = min(c for c, v in points if v >= KNEE_SHARE * best)
+    return best_clients, knee

@@ -67,3 +67,9 @@ def test_coefficient_of_variation() -> None:
     assert stats.coefficient_of_variation([10.0, 10.0, 10.0]) == 0
     cv = stats.coefficient_of_variation([90.0, 100.0, 110.0])
     assert cv == pytest.approx(0.1)
+
+
+def test_best_and_knee_of_a_sweep() -> None:
+    points = [(1, 100.0), (2, 190.0), (4, 370.0), (8, 400.0), (16, 395.0), (32, 300.0)]
+    assert stats.best_and_knee(points) == (8, 4)
+    assert stats.best_and_knee([(1, 5.0)]) == (1, 1)

@@ -170,6 +170,7 @@ def _dataset(t: _Table, folder: Path) -> Dataset:
         setup=tuple(_file(t, "setup", f, folder) for f in t.array("setup", [])),
         variables=variables,
         dump=t.flag("dump", False),
+        contention_table=t.text("contention_table", None),
     )
     if ds.variable is not None and ds.size == 0:
         raise t.fail("size", "is required when 'variable' is set")
@@ -384,6 +385,7 @@ def _step(
         changes={},
         facts=facts,
         note=t.text("note", "").strip(),
+        sweep=name if sweep_clients is not None else None,
     )
     return _with_changes(step, parent)
 

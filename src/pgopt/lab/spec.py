@@ -69,6 +69,7 @@ class Step:
     changes: dict[str, Any]
     facts: tuple[Fact, ...] = ()
     note: str = ""
+    sweep: str | None = None  # the sweep this step belongs to (steps NAME-cN share NAME)
 
 
 @dataclass(frozen=True)
@@ -98,6 +99,7 @@ class Dataset:
     setup: tuple[Path, ...]
     variables: dict[str, str]
     dump: bool = False
+    contention_table: str | None = None
 
     def size_at(self, scale: float) -> int:
         return max(self.min_size, round(self.size * scale))

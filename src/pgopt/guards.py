@@ -1,0 +1,58 @@
+"""Validity guards: reasons a run's figure may not mean what it seems.
+
+Pure functions over a run's facts; each returns warnings (text) that go into
+the summary and result.json.
+"""
+
+from __future__ import annotations
+
+MIN_SECONDS = 10
+CLIENT_CPU_SATURATED = 0.9
+
+
+def run_warnings(
+    *,
+    client_cpu_s: float,
+    wall_s: float,
+    threads: int,
+    failed: int,
+    checkpoints: int,
+    duration_s: float | None,
+    quick: bool,
+) -> list[str]:
+    """Warnings about one pgbench run."""
+    out: list[str] = []
+    if wall_s > 0 and threads > 0 and client_cpu_s / (wall_s * threads) > CLIENT_CPU_SATURATED:
+        out.append(
+            f"pgbench itself was CPU-bound ({client_cpu_s / wall_s:.2f} cores busy for "
+            f"{threads} threads): the figure may measure the client, not the server"
+        )
+    if failed:
+        out.append(f"{failed} transactions failed")
+    if checkpoints:
+        out.append(f"{checkpoints} checkpoint(s) started inside the timed run")
+    if duration_s is not None and duration_s < MIN_SECONDS and not quick:
+        out.append(f"run of {duration_s:.0f}s is shorter than {MIN_SECONDS}s")
+    return out
+
+
+def contention_warning(rows: int, clients: int, table: str) -> str | None:
+    """A contention workload on fewer rows than clients measures something else."""
+    if rows < clients:
+        return (
+            f"{table} has {rows} rows for {clients} clients: clients contend for rows "
+            "that are not there"
+        )
+    return None
+
+
+def merge(warnings: list[list[str]]) -> list[str]:
+    """Distinct warnings of several runs, with how many runs had each."""
+    counts: dict[str, int] = {}
+    for run in warnings:
+        for w in run:
+            counts[w] = counts.get(w, 0) + 1
+    total = len(warnings)
+    return [
+        w if n == total or total == 1 else f"{w} ({n} of {total} runs)" for w, n in counts.items()
+    ]
