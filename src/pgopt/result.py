@@ -156,13 +156,12 @@ def _sweeps(outcomes: list[StepOutcome], steps: list[dict[str, Any]]) -> list[di
     out = []
     for name, points in groups.items():
         points.sort()
-        best = max(points, key=lambda p: p[1])
-        knee = next(c for c, v in points if v >= KNEE_SHARE * best[1])
+        best, knee = stats.best_and_knee(points)
         out.append(
             {
                 "name": name,
                 "points": [{"clients": c, "median": v} for c, v in points],
-                "best_clients": best[0],
+                "best_clients": best,
                 "knee_clients": knee,
             }
         )
