@@ -1,0 +1,6 @@
+\set userid random(1, :users)
+\startpipeline
+select userid,engname,cnname,occupation,birthday,signname,email,qq from user_info where userid=:userid;
+insert into user_login_rec (userid,login_time,ip) values (:userid,now(),inet_client_addr());
+update user_session set logintime=now(),login_count=login_count+1 where userid=:userid;
+\endpipeline

@@ -1,0 +1,2 @@
+\set userid random(1, :users)
+SELECT f_user_login(:userid);
