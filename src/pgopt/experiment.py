@@ -10,8 +10,9 @@ before every run.
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -22,6 +23,7 @@ from psycopg import sql
 from . import guards
 from .errors import LabError
 from .lab.spec import Check, Lab, Step
+from .monitor import SqlMonitor
 from .observe import Observation, Observer
 from .params import RunParams, select_steps
 from .pgbench.command import PgbenchSpec, ScriptRef
@@ -65,6 +67,8 @@ class RunRecord:
     started_at: str = ""
     observation: Observation = field(default_factory=Observation)
     warnings: list[str] = field(default_factory=list)
+    background: PgbenchResult | None = None
+    monitor: dict[str, list[list[float]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -84,6 +88,39 @@ class ExperimentOutcome:
     steps: list[StepOutcome]
     target: dict[str, Any]
     variables: dict[str, str]
+    skipped: list[dict[str, str]] = field(default_factory=list)
+
+
+class BackgroundRun:
+    """Runs `work` on a thread from entry to exit; its error, if any, is raised at exit."""
+
+    def __init__(self, work: Callable[[threading.Event], PgbenchResult] | None) -> None:
+        self.work = work
+        self.cancel = threading.Event()
+        self.result: PgbenchResult | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="pgopt-background", daemon=True)
+
+    def _run(self) -> None:
+        assert self.work is not None
+        try:
+            self.result = self.work(self.cancel)
+        except BaseException as e:  # handed to the main thread at exit
+            self._error = e
+
+    def __enter__(self) -> BackgroundRun:
+        if self.work is not None:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.work is None:
+            return
+        if exc[0] is not None:
+            self.cancel.set()
+        self._thread.join()
+        if self._error is not None and exc[0] is None:
+            raise self._error
 
 
 def segments(steps: list[Step]) -> list[list[Step]]:
@@ -119,6 +156,7 @@ class Experiment:
         self._t0 = time.monotonic()
         self._outcomes: dict[str, StepOutcome] = {}
         self.__observer: Observer | None = None
+        self._skipped: list[dict[str, str]] = []
 
     def _variables(self) -> dict[str, str]:
         ds = self.lab.dataset
@@ -129,7 +167,7 @@ class Experiment:
         return out
 
     def step_variables(self, step: Step) -> dict[str, str]:
-        return {**self.variables, "clients": str(self.clients(step))}
+        return {**self.variables, **step.variables, "clients": str(self.clients(step))}
 
     def clients(self, step: Step) -> int:
         return self.params.clients or step.clients
@@ -143,15 +181,28 @@ class Experiment:
     # -- the whole lab -------------------------------------------------------
 
     def run(self) -> ExperimentOutcome:
-        steps = select_steps(self.lab, list(self.params.steps))
+        steps = [s for s in select_steps(self.lab, list(self.params.steps)) if self._supported(s)]
+        if not steps or steps[0] is not self.lab.baseline:
+            reason = self._skipped[0]["reason"] if self._skipped else "not selected"
+            raise LabError(f"the baseline step cannot run on this server: {reason}")
         self._outcomes = {s.name: StepOutcome(s) for s in steps}
-        self.target.preflight([s.settings for s in steps])
         if not all(s.fresh for s in steps):
             self.setup_dataset()
         for segment in segments(steps):
             self._run_segment(segment, self._outcomes)
         self._compare_same_checks(list(self._outcomes.values()))
         return self.outcome()
+
+    def _supported(self, step: Step) -> bool:
+        major = self.target.server_version_num // 10000
+        reason = self.target.unsupported(step.settings)
+        if step.min_server is not None and major < step.min_server:
+            reason = f"needs PostgreSQL {step.min_server} or later; this server is {major}"
+        if reason is None:
+            return True
+        self.display.message(f"skipping step {step.name}: {reason}")
+        self._skipped.append({"name": step.name, "reason": reason})
+        return False
 
     def outcome(self) -> ExperimentOutcome:
         """What has been measured so far: everything after `run`; after an error or an
@@ -164,23 +215,26 @@ class Experiment:
             steps=[o for o in self._outcomes.values() if o.runs],
             target=self.target.describe(),
             variables=self.variables,
+            skipped=self._skipped,
         )
 
-    def setup_dataset(self) -> None:
+    def setup_dataset(self, step: Step | None = None) -> None:
+        """Run the lab's setup files: once for the lab, or quietly before each run of a
+        fresh step (with that step's variables)."""
         ds = self.lab.dataset
         if not ds.setup:
             return
-        size = f" ({ds.variable} = {self.variables[ds.variable]})" if ds.variable else ""
-        self.display.message(f"setting up the dataset{size}")
+        if step is None:
+            size = f" ({ds.variable} = {self.variables[ds.variable]})" if ds.variable else ""
+            self.display.message(f"setting up the dataset{size}")
         t0 = time.monotonic()
+        variables = self.step_variables(step) if step else self.variables
         for path in ds.setup:
             run_sql_file(
-                self.target.binaries,
-                self.target.client_env(),
-                path,
-                self.variables,
-                what="setup file",
+                self.target.binaries, self.target.client_env(), path, variables, what="setup file"
             )
+        if step is not None:
+            return
         if ds.dump:
             run_program(
                 self.target,
@@ -231,7 +285,7 @@ class Experiment:
     def _prepare(self, step: Step) -> None:
         self.target.apply_settings(step.settings)
         if step.fresh:
-            self.setup_dataset()
+            self.setup_dataset(step)
             self._apply_schema(step)
 
     def _warm_up(self, step: Step) -> None:
@@ -250,19 +304,25 @@ class Experiment:
         label = f"rep {rep}/{self.params.reps}"
         started_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         contention = self._contention_warning(step)
-        with self._observer().run() as observation:
+        monitor = SqlMonitor(self.target, step.monitor)
+        with self._observer().run() as observation, monitor:
             if step.phases:
                 record = self._phase_run(step, rep, label)
             else:
                 duration = None if step.transactions else self.params.duration_s
                 self.display.run_started(step, label, duration)
-                result = self._pgbench(
-                    step,
-                    duration_s=duration,
-                    transactions=step.transactions,
-                    raw_name=f"{step.name}-rep{rep}",
-                )
+                with self._background(step, duration) as background:
+                    result = self._pgbench(
+                        step,
+                        duration_s=duration,
+                        transactions=step.transactions,
+                        raw_name=f"{step.name}-rep{rep}",
+                    )
                 record = RunRecord(step.name, rep, 0.0, tps=result.summary.tps, pgbench=result)
+                record.background = background.result
+        record.monitor = monitor.series
+        if monitor.error:
+            observation.problems.append(f"monitor stopped: {monitor.error}")
         if record.pgbench is not None:
             record.value = self._metric_value(step, record.pgbench)
         record.started_at = started_at
@@ -271,6 +331,32 @@ class Experiment:
         record.checks = self._checks(step, "run")
         self.display.run_finished(step, label, record.value, self.lab.metric.unit)
         return record
+
+    def _background(self, step: Step, duration_s: int | None) -> BackgroundRun:
+        """A second pgbench alongside the timed run, when the step has one."""
+        bg = step.background
+        if bg is None or duration_s is None:
+            return BackgroundRun(None)
+        spec = PgbenchSpec(
+            scripts=bg.scripts,
+            mode=bg.mode,
+            clients=bg.clients,
+            threads=1,
+            duration_s=duration_s,
+            variables=self.step_variables(step),
+            extra_args=(f"--rate={bg.rate:g}",) if bg.rate else (),
+            report_statements=False,
+        )
+        return BackgroundRun(
+            lambda cancel: run_pgbench(
+                self.target.binaries.path("pgbench"),
+                spec,
+                self.target.client_env(),
+                cwd=self._script_dir(bg.scripts),
+                timeout_s=duration_s * 3 + 120,
+                cancel=cancel,
+            )
+        )
 
     def _observer(self) -> Observer:
         if self.__observer is None:

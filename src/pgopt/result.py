@@ -48,6 +48,7 @@ def build_result(outcome: ExperimentOutcome, *, command: str) -> dict[str, Any]:
         },
         "steps": steps_out,
         "sweeps": _sweeps(outcome.steps, steps_out),
+        "skipped": outcome.skipped,
         "complete": True,
         "passed": all(c["passed"] for s in steps_out for c in s["checks"]),
     }
@@ -246,6 +247,11 @@ def _run(record: RunRecord) -> dict[str, Any]:
         )
     if record.phases:
         out["phases"] = [{"name": n, "seconds": round(sec, 3)} for n, sec in record.phases]
+    if record.background is not None:
+        bg = record.background.summary
+        out["background"] = {"tps": bg.tps, "transactions": bg.transactions, "failed": bg.failed}
+    if record.monitor:
+        out["monitor"] = record.monitor
     out["waits"] = dict(record.observation.waits.most_common())
     out["stats"] = record.observation.stats
     out["warnings"] = record.warnings

@@ -13,7 +13,18 @@ from typing import Any
 from ..errors import LabError
 from ..pgbench.command import MODES, ScriptRef, check_extra_args
 from ..target.settings import normalize
-from .spec import Check, Dataset, Fact, Lab, Metric, Phase, Reported, RunDefaults, Step
+from .spec import (
+    Background,
+    Check,
+    Dataset,
+    Fact,
+    Lab,
+    Metric,
+    Phase,
+    Reported,
+    RunDefaults,
+    Step,
+)
 
 LAB_FILE = "lab.toml"
 METRIC_SOURCES = ("tps", "sql", "phases")
@@ -279,6 +290,10 @@ _INHERITED = (
     "fresh",
     "per_transaction",
     "transactions",
+    "background",
+    "monitor",
+    "min_server",
+    "variables",
 )
 
 
@@ -362,6 +377,18 @@ def _step(
     per_tx = t.number("per_transaction", parent.per_transaction if parent else 1.0)
     transactions = t.integer("transactions", parent.transactions if parent else None)
     facts = tuple(Fact(name=str(k), sql=_fact_sql(t, v)) for k, v in t.table("facts", {}).items())
+    background = (
+        _background(t, folder) if t.has("background") else (parent.background if parent else None)
+    )
+    monitor = (
+        {str(k): _fact_sql(t, v) for k, v in t.table("monitor").items()}
+        if t.has("monitor")
+        else dict(parent.monitor)
+        if parent
+        else {}
+    )
+    if background is not None and transactions is not None:
+        raise t.fail("background", "runs for the step's duration: not with 'transactions'")
     step_name = name if sweep_clients is None else f"{name}-c{sweep_clients}"
     title = t.text("title", name.replace("_", " "))
     if sweep_clients is not None:
@@ -386,8 +413,30 @@ def _step(
         facts=facts,
         note=t.text("note", "").strip(),
         sweep=name if sweep_clients is not None else None,
+        background=background,
+        monitor=monitor,
+        min_server=t.integer("min_server", parent.min_server if parent else None),
+        variables={
+            **(parent.variables if parent else {}),
+            **{str(k): str(v) for k, v in t.table("variables", {}).items()},
+        },
     )
     return _with_changes(step, parent)
+
+
+def _background(t: _Table, folder: Path) -> Background:
+    b = _Table(t.table("background"), f"{t.where}: field 'background'")
+    mode = b.text("mode", "prepared")
+    if mode not in MODES:
+        raise b.fail("mode", f"must be one of {', '.join(MODES)}, got {mode!r}")
+    background = Background(
+        scripts=_scripts(b, folder),
+        clients=b.integer("clients", 1),
+        rate=b.number("rate", None),
+        mode=mode,
+    )
+    b.done()
+    return background
 
 
 def _fact_sql(t: _Table, value: Any) -> str:
@@ -410,7 +459,7 @@ def _with_changes(step: Step, parent: Step | None) -> Step:
                 continue
             mine, theirs = getattr(step, key), getattr(parent, key)
             if mine != theirs:
-                changes[key] = _plain(mine)
+                changes[key] = sorted(mine) if key == "monitor" else _plain(mine)
     if step.schema:
         changes["schema"] = [p.name for p in step.schema]
     return Step(**{**step.__dict__, "changes": changes})
@@ -424,6 +473,9 @@ def _plain(value: Any) -> Any:
         return label if value.weight == 1 else f"{label}@{value.weight}"
     if isinstance(value, Phase):
         return value.name
+    if isinstance(value, Background):
+        rate = f" at {value.rate:g}/s" if value.rate else ""
+        return f"{', '.join(_plain(value.scripts))} × {value.clients} clients{rate}"
     return value
 
 

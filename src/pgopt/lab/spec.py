@@ -48,6 +48,16 @@ class Fact:
 
 
 @dataclass(frozen=True)
+class Background:
+    """A second pgbench run alongside the timed one (producers beside consumers)."""
+
+    scripts: tuple[ScriptRef, ...]
+    clients: int
+    rate: float | None = None
+    mode: str = "prepared"
+
+
+@dataclass(frozen=True)
 class Step:
     """One configuration to measure; already merged with the step it derives from."""
 
@@ -70,6 +80,10 @@ class Step:
     facts: tuple[Fact, ...] = ()
     note: str = ""
     sweep: str | None = None  # the sweep this step belongs to (steps NAME-cN share NAME)
+    background: Background | None = None
+    monitor: dict[str, str] = field(default_factory=dict)
+    min_server: int | None = None  # server major version the step needs
+    variables: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -54,7 +54,9 @@ def run_pgbench(
     cwd: Path,
     on_progress: ProgressCallback | None = None,
     timeout_s: float | None = None,
+    cancel: threading.Event | None = None,
 ) -> PgbenchResult:
+    """Run pgbench to completion; `cancel`, when set from another thread, stops it."""
     args = build_args(pgbench, spec)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.monotonic()
@@ -81,6 +83,8 @@ def run_pgbench(
     stderr_lines: list[str] = []
     progress: list[ProgressSample] = []
     timer = _kill_after(proc, timeout_s) if timeout_s else None
+    if cancel is not None:
+        threading.Thread(target=_stop_when_set, args=(cancel, proc), daemon=True).start()
     try:
         assert proc.stderr is not None
         for line in proc.stderr:
@@ -144,6 +148,13 @@ def _stop(proc: subprocess.Popen[str]) -> None:
         except subprocess.TimeoutExpired:
             continue
         except ProcessLookupError:
+            return
+
+
+def _stop_when_set(cancel: threading.Event, proc: subprocess.Popen[str]) -> None:
+    while proc.poll() is None:
+        if cancel.wait(0.5):
+            _stop(proc)
             return
 
 

@@ -138,10 +138,16 @@ class AttachedTarget(Target):
 
     # -- settings ----------------------------------------------------------
 
-    def preflight(self, every_step: list[Mapping[str, object]]) -> None:
-        for wanted in every_step:
-            changes = classify_settings(normalize(wanted), {}, self.setting_contexts())
-            refuse_for_attached(changes, self.allow_settings)
+    def unsupported(self, wanted: Mapping[str, object]) -> str | None:
+        changes = classify_settings(normalize(wanted), {}, self.setting_contexts())
+        restart = [c.name for c in changes if c.needs_restart]
+        if restart:
+            return (
+                f"{', '.join(restart)} needs a restart, and pgopt never restarts a server "
+                "it did not start"
+            )
+        refuse_for_attached(changes, self.allow_settings)
+        return None
 
     def _apply(self, changes: list[SettingChange]) -> None:
         refuse_for_attached(changes, self.allow_settings)

@@ -102,10 +102,11 @@ class Target(abc.ABC):
     def plan_settings(self, wanted: Mapping[str, object]) -> list[SettingChange]:
         return classify_settings(normalize(wanted), self._applied, self.setting_contexts())
 
-    def preflight(self, every_step: list[Mapping[str, object]]) -> None:
-        """Refuse, before anything runs, settings this target cannot apply."""
-        for wanted in every_step:
-            classify_settings(normalize(wanted), {}, self.setting_contexts())
+    def unsupported(self, wanted: Mapping[str, object]) -> str | None:
+        """Checked before anything runs: raises for settings that are errors, returns
+        why a step cannot run here (its step is skipped), or None."""
+        classify_settings(normalize(wanted), {}, self.setting_contexts())
+        return None
 
     def apply_settings(self, wanted: Mapping[str, object]) -> list[SettingChange]:
         """Make the server run with exactly `wanted` on top of its own configuration."""
