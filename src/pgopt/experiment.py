@@ -20,8 +20,9 @@ from typing import Any, Protocol
 
 from psycopg import sql
 
-from . import guards
+from . import guards, machine
 from .errors import LabError
+from .lab import expressions
 from .lab.spec import Check, Lab, Step
 from .monitor import SqlMonitor
 from .observe import Observation, Observer
@@ -74,6 +75,7 @@ class RunRecord:
 @dataclass
 class StepOutcome:
     step: Step
+    settings: dict[str, str] = field(default_factory=dict)
     runs: list[RunRecord] = field(default_factory=list)
     checks: list[CheckOutcome] = field(default_factory=list)
     facts: dict[str, str] = field(default_factory=dict)
@@ -169,6 +171,11 @@ class Experiment:
     def step_variables(self, step: Step) -> dict[str, str]:
         return {**self.variables, **step.variables, "clients": str(self.clients(step))}
 
+    def settings(self, step: Step) -> dict[str, str]:
+        """The step's settings with machine figures filled in (`{ram_mb // 4}MB`)."""
+        names = {"ram_mb": self.params.ram_bytes / 2**20, "cpus": float(machine.cpu_count())}
+        return expressions.resolve(step.settings, names)
+
     def clients(self, step: Step) -> int:
         return self.params.clients or step.clients
 
@@ -185,7 +192,7 @@ class Experiment:
         if not steps or steps[0] is not self.lab.baseline:
             reason = self._skipped[0]["reason"] if self._skipped else "not selected"
             raise LabError(f"the baseline step cannot run on this server: {reason}")
-        self._outcomes = {s.name: StepOutcome(s) for s in steps}
+        self._outcomes = {s.name: StepOutcome(s, self.settings(s)) for s in steps}
         if not all(s.fresh for s in steps):
             self.setup_dataset()
         for segment in segments(steps):
@@ -195,7 +202,7 @@ class Experiment:
 
     def _supported(self, step: Step) -> bool:
         major = self.target.server_version_num // 10000
-        reason = self.target.unsupported(step.settings)
+        reason = self.target.unsupported(self.settings(step))
         if step.min_server is not None and major < step.min_server:
             reason = f"needs PostgreSQL {step.min_server} or later; this server is {major}"
         if reason is None:
@@ -247,7 +254,7 @@ class Experiment:
     def _run_segment(self, segment: list[Step], outcomes: dict[str, StepOutcome]) -> None:
         first = segment[0]
         if first.schema and not first.fresh:
-            self.target.apply_settings(first.settings)
+            self.target.apply_settings(self.settings(first))
             self._apply_schema(first)
         if self.params.warmup_s > 0:
             for step in segment:
@@ -283,7 +290,7 @@ class Experiment:
     # -- one run -------------------------------------------------------------
 
     def _prepare(self, step: Step) -> None:
-        self.target.apply_settings(step.settings)
+        self.target.apply_settings(self.settings(step))
         if step.fresh:
             self.setup_dataset(step)
             self._apply_schema(step)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from . import machine
 from .errors import UsageError
 from .lab.spec import Lab, Step
 
@@ -20,6 +22,7 @@ class RunParams:
     seed: int
     steps: tuple[str, ...]
     sample_waits: bool = True
+    ram_bytes: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -39,6 +42,7 @@ def resolve_params(
     steps: list[str] | None = None,
     warmup: int | None = None,
     sample_waits: bool = True,
+    ram: str | None = None,
 ) -> RunParams:
     base = lab.quick if quick else lab.defaults
     for name, value in (
@@ -59,7 +63,30 @@ def resolve_params(
         seed=seed,
         steps=tuple(s.name for s in select_steps(lab, steps)),
         sample_waits=sample_waits,
+        ram_bytes=parse_size(ram) if ram else machine.memory_bytes(),
     )
+
+
+_UNITS = {
+    "": 1,
+    "B": 1,
+    "K": 2**10,
+    "KB": 2**10,
+    "M": 2**20,
+    "MB": 2**20,
+    "G": 2**30,
+    "GB": 2**30,
+    "T": 2**40,
+    "TB": 2**40,
+}
+
+
+def parse_size(text: str) -> int:
+    """'8GB', '512MB', '1.5GB' -> bytes (binary units, as PostgreSQL counts them)."""
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT]?B?)\s*", text.upper())
+    if not m or m.group(2) not in _UNITS:
+        raise UsageError(f"--ram {text!r}: give a size such as 8GB or 512MB")
+    return int(float(m.group(1)) * _UNITS[m.group(2)])
 
 
 def select_steps(lab: Lab, names: list[str] | None) -> list[Step]:

@@ -81,6 +81,7 @@ def _step(
         "title": step.title,
         "note": step.note,
         "changes": step.changes,
+        "settings": outcome.settings,
         "clients": step.clients,
         "metric": {
             "name": lab.metric.name,

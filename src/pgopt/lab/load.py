@@ -13,6 +13,7 @@ from typing import Any
 from ..errors import LabError
 from ..pgbench.command import MODES, ScriptRef, check_extra_args
 from ..target.settings import normalize
+from . import expressions
 from .spec import (
     Background,
     Check,
@@ -341,6 +342,11 @@ def _step(
 ) -> Step:
     settings = {**(parent.settings if parent else {})}
     own_settings = normalize(t.table("settings", {}))
+    for key, value in own_settings.items():
+        try:
+            expressions.check(value)
+        except LabError as e:
+            raise t.fail("settings", f"{key}: {e}") from None
     settings.update(own_settings)
     mode = t.text("mode", parent.mode if parent else "simple")
     if mode not in MODES:

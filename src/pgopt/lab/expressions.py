@@ -1,0 +1,72 @@
+"""Settings computed from the machine, e.g. `shared_buffers = "{ram_mb // 4}MB"`.
+
+A setting value may hold `{expression}` parts: integer arithmetic (+ - * // / %),
+`min(...)`, `max(...)`, numbers, and the names the engine provides (`ram_mb`,
+`cpus`). Expressions are parsed with `ast` and evaluated on a whitelist: a lab
+file cannot run code.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+from collections.abc import Callable, Mapping
+
+from ..errors import LabError
+
+NAMES = ("ram_mb", "cpus")
+_PART = re.compile(r"\{([^{}]*)\}")
+_BINARY: dict[type[ast.operator], Callable[[float, float], float]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+}
+_FUNCTIONS: dict[str, Callable[..., float]] = {"min": min, "max": max}
+
+
+def _evaluate(node: ast.AST, names: Mapping[str, float]) -> float:
+    if isinstance(node, ast.Expression):
+        return _evaluate(node.body, names)
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return float(node.value)
+    if isinstance(node, ast.Name):
+        if node.id not in names:
+            raise LabError(f"unknown name {node.id!r} (known: {', '.join(sorted(names))})")
+        return float(names[node.id])
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        return _BINARY[type(node.op)](_evaluate(node.left, names), _evaluate(node.right, names))
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in _FUNCTIONS
+        and node.args
+        and not node.keywords
+    ):
+        return _FUNCTIONS[node.func.id](*(_evaluate(a, names) for a in node.args))
+    raise LabError(f"unsupported expression {ast.unparse(node)!r}")
+
+
+def expand(value: str, names: Mapping[str, float]) -> str:
+    """Replace every `{expression}` in `value` by its integer value."""
+
+    def one(match: re.Match[str]) -> str:
+        try:
+            tree = ast.parse(match.group(1).strip(), mode="eval")
+        except SyntaxError as e:
+            raise LabError(f"invalid expression {match.group(1)!r}: {e.msg}") from None
+        return str(int(_evaluate(tree, names)))
+
+    return _PART.sub(one, value)
+
+
+def check(value: str) -> None:
+    """Validate a setting value at load time (with stand-in machine figures)."""
+    expand(value, {name: 1024.0 for name in NAMES})
+
+
+def resolve(settings: Mapping[str, str], names: Mapping[str, float]) -> dict[str, str]:
+    return {k: expand(v, names) for k, v in settings.items()}
