@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from psycopg import sql
 
-from . import guards, machine
+from . import guards, machine, probes
 from .errors import LabError
 from .lab import expressions
 from .lab.spec import Check, Lab, Step
@@ -203,6 +203,8 @@ class Experiment:
     def _supported(self, step: Step) -> bool:
         major = self.target.server_version_num // 10000
         reason = self.target.unsupported(self.settings(step))
+        if step.probe is not None:
+            reason = reason or probes.get(step.probe).unavailable(self._probe_context(step))
         if step.min_server is not None and major < step.min_server:
             reason = f"needs PostgreSQL {step.min_server} or later; this server is {major}"
         if reason is None:
@@ -258,7 +260,7 @@ class Experiment:
             self._apply_schema(first)
         if self.params.warmup_s > 0:
             for step in segment:
-                if not step.fresh and not step.phases:
+                if not step.fresh and not step.phases and step.probe is None:
                     self._warm_up(step)
         for rep, step in interleaved(segment, self.params.reps):
             outcomes[step.name].runs.append(self._timed_run(step, rep))
@@ -315,6 +317,10 @@ class Experiment:
         with self._observer().run() as observation, monitor:
             if step.phases:
                 record = self._phase_run(step, rep, label)
+            elif step.probe is not None:
+                self.display.run_started(step, label, self.params.duration_s)
+                value = probes.get(step.probe).run(self._probe_context(step))
+                record = RunRecord(step.name, rep, value)
             else:
                 duration = None if step.transactions else self.params.duration_s
                 self.display.run_started(step, label, duration)
@@ -338,6 +344,14 @@ class Experiment:
         record.checks = self._checks(step, "run")
         self.display.run_finished(step, label, record.value, self.lab.metric.unit)
         return record
+
+    def _probe_context(self, step: Step) -> probes.ProbeContext:
+        return probes.ProbeContext(
+            target=self.target,
+            duration_s=float(self.params.duration_s),
+            args=step.probe_args,
+            redis_url=self.params.redis_url,
+        )
 
     def _background(self, step: Step, duration_s: int | None) -> BackgroundRun:
         """A second pgbench alongside the timed run, when the step has one."""

@@ -23,6 +23,7 @@ class RunParams:
     steps: tuple[str, ...]
     sample_waits: bool = True
     ram_bytes: int = 0
+    redis_url: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -43,6 +44,7 @@ def resolve_params(
     warmup: int | None = None,
     sample_waits: bool = True,
     ram: str | None = None,
+    redis_url: str | None = None,
 ) -> RunParams:
     base = lab.quick if quick else lab.defaults
     for name, value in (
@@ -64,6 +66,7 @@ def resolve_params(
         steps=tuple(s.name for s in select_steps(lab, steps)),
         sample_waits=sample_waits,
         ram_bytes=parse_size(ram) if ram else machine.memory_bytes(),
+        redis_url=redis_url,
     )
 
 

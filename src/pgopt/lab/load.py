@@ -10,6 +10,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from .. import probes
 from ..errors import LabError
 from ..pgbench.command import MODES, ScriptRef, check_extra_args
 from ..target.settings import normalize
@@ -351,14 +352,20 @@ def _step(
     mode = t.text("mode", parent.mode if parent else "simple")
     if mode not in MODES:
         raise t.fail("mode", f"must be one of {', '.join(MODES)}, got {mode!r}")
+    probe = t.text("probe", None)
+    if probe is not None:
+        try:
+            probes.get(probe)
+        except LabError as e:
+            raise t.fail("probe", str(e)) from None
     if t.has("scripts"):
         scripts = _scripts(t, folder)
-    elif parent is not None:
-        scripts = parent.scripts
-    elif metric.source == "phases":
+    elif probe is not None or metric.source == "phases":
         scripts = ()
+    elif parent is not None and parent.scripts:
+        scripts = parent.scripts
     else:
-        raise t.fail("scripts", "the first step needs scripts")
+        raise t.fail("scripts", "needs pgbench scripts (or a probe), none to inherit")
     clients = t.integer("clients", parent.clients if parent else defaults.clients)
     if sweep_clients is not None:
         if (
@@ -422,6 +429,8 @@ def _step(
         background=background,
         monitor=monitor,
         min_server=t.integer("min_server", parent.min_server if parent else None),
+        probe=probe,
+        probe_args=dict(t.table("probe_args", {})),
         variables={
             **(parent.variables if parent else {}),
             **{str(k): str(v) for k, v in t.table("variables", {}).items()},

@@ -84,6 +84,8 @@ class Step:
     monitor: dict[str, str] = field(default_factory=dict)
     min_server: int | None = None  # server major version the step needs
     variables: dict[str, str] = field(default_factory=dict)
+    probe: str | None = None  # timed by a Python probe (pgopt.probes) instead of pgbench
+    probe_args: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

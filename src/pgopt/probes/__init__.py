@@ -1,0 +1,44 @@
+"""Probes: timed runs measured from Python instead of pgbench.
+
+A lab step with `probe = "NAME"` (and optional `probe_args`) is timed by the probe
+of that name: it runs for the step's duration and returns units per second. Used
+where the article compared PostgreSQL with a client of another system (Redis),
+so both are driven by the same kind of client. A probe that cannot run here
+(no Redis reachable) says why, and its step is skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import LabError
+from ..target.base import Target
+
+
+@dataclass(frozen=True)
+class ProbeContext:
+    target: Target
+    duration_s: float
+    args: Mapping[str, Any]
+    redis_url: str | None
+
+
+@dataclass(frozen=True)
+class Probe:
+    run: Callable[[ProbeContext], float]
+    unavailable: Callable[[ProbeContext], str | None]
+
+
+def registry() -> dict[str, Probe]:
+    from . import counters
+
+    return counters.PROBES
+
+
+def get(name: str) -> Probe:
+    probes = registry()
+    if name not in probes:
+        raise LabError(f"unknown probe {name!r} (known: {', '.join(sorted(probes))})")
+    return probes[name]
