@@ -10,13 +10,10 @@ before every run.
 
 from __future__ import annotations
 
-import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
 
 from psycopg import sql
 
@@ -25,104 +22,17 @@ from .errors import LabError
 from .lab import expressions
 from .lab.spec import Check, Lab, Step
 from .monitor import SqlMonitor
-from .observe import Observation, Observer
+from .observe import Observer
+from .outcomes import CheckOutcome, Display, ExperimentOutcome, RunRecord, StepOutcome
 from .params import RunParams, select_steps
+from .pgbench.background import BackgroundRun
 from .pgbench.command import PgbenchSpec, ScriptRef
-from .pgbench.parse import ProgressSample
 from .pgbench.runner import PgbenchResult, run_pgbench
 from .psql import query_value, run_program, run_sql_file, timed_sql
 from .store import save_raw
 from .target.base import Target
 
 DUMP_FILE = "dataset.dump"
-
-
-class Display(Protocol):
-    """What the engine tells the person watching."""
-
-    def message(self, text: str) -> None: ...
-    def run_started(self, step: Step, label: str, seconds: float | None) -> None: ...
-    def progress(self, sample: ProgressSample, per_transaction: float) -> None: ...
-    def run_finished(self, step: Step, label: str, value: float | None, unit: str) -> None: ...
-
-
-@dataclass
-class CheckOutcome:
-    name: str
-    passed: bool
-    detail: str = ""
-    value: str | None = None
-
-
-@dataclass
-class RunRecord:
-    """One timed run of one step."""
-
-    step: str
-    rep: int
-    value: float
-    tps: float | None = None
-    pgbench: PgbenchResult | None = None
-    phases: list[tuple[str, float]] = field(default_factory=list)
-    checks: list[CheckOutcome] = field(default_factory=list)
-    started_at: str = ""
-    observation: Observation = field(default_factory=Observation)
-    warnings: list[str] = field(default_factory=list)
-    background: PgbenchResult | None = None
-    monitor: dict[str, list[list[float]]] = field(default_factory=dict)
-
-
-@dataclass
-class StepOutcome:
-    step: Step
-    settings: dict[str, str] = field(default_factory=dict)
-    runs: list[RunRecord] = field(default_factory=list)
-    checks: list[CheckOutcome] = field(default_factory=list)
-    facts: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass
-class ExperimentOutcome:
-    lab: Lab
-    params: RunParams
-    started_at: str
-    duration_s: float
-    steps: list[StepOutcome]
-    target: dict[str, Any]
-    variables: dict[str, str]
-    skipped: list[dict[str, str]] = field(default_factory=list)
-
-
-class BackgroundRun:
-    """Runs `work` on a thread from entry to exit; its error, if any, is raised at exit."""
-
-    def __init__(self, work: Callable[[threading.Event], PgbenchResult] | None) -> None:
-        self.work = work
-        self.cancel = threading.Event()
-        self.result: PgbenchResult | None = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="pgopt-background", daemon=True)
-
-    def _run(self) -> None:
-        assert self.work is not None
-        try:
-            self.result = self.work(self.cancel)
-        except BaseException as e:  # handed to the main thread at exit
-            self._error = e
-
-    def __enter__(self) -> BackgroundRun:
-        if self.work is not None:
-            self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.work is None:
-            return
-        if exc[0] is not None:
-            self.cancel.set()
-        self._thread.join()
-        if self._error is not None and exc[0] is None:
-            raise self._error
 
 
 def segments(steps: list[Step]) -> list[list[Step]]:

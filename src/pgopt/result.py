@@ -10,8 +10,8 @@ from collections import Counter
 from typing import Any
 
 from . import bottleneck, guards, machine, sampler, snapshots, stats
-from .experiment import ExperimentOutcome, RunRecord, StepOutcome
 from .lab.spec import Lab
+from .outcomes import ExperimentOutcome, RunRecord, StepOutcome
 from .pgbench.parse import percentile
 from .redact import redactor
 from .store import SCHEMA
