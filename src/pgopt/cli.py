@@ -18,6 +18,7 @@ from typing import Any
 import click
 import psycopg
 from rich.console import Console
+from rich.markup import escape
 
 from . import __version__
 from .binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, find_binaries
@@ -28,7 +29,10 @@ from .lab.catalog import DEMO_ORDER
 from .params import resolve_params
 from .progress import ConsoleDisplay
 from .redact import redact_dsn, redactor
+from .report.compare import compare_results, comparison_notes, comparison_table
+from .report.listing import runs_table
 from .report.terminal import print_summary
+from .report.write import write_reports
 from .result import build_result
 from .store import DEFAULT_RUNS_DIR, list_runs, load_result, new_run_dir, write_result
 from .target.attached import AttachedTarget
@@ -162,6 +166,7 @@ def _run_one(item: Any, options: dict[str, Any]) -> bool:
     path = write_result(run_dir, result)
     print_summary(out, result)
     out.print(f"result: {path}")
+    _say_written(write_reports(run_dir, result))
     return bool(result["passed"])
 
 
@@ -174,6 +179,7 @@ def _save_partial(experiment: Experiment, run_dir: Path, error: BaseException) -
     result["complete"] = False
     result["error"] = redactor(str(error) or type(error).__name__)
     path = write_result(run_dir, result)
+    write_reports(run_dir, result)
     err.print(f"partial result (finished runs only): {path}", highlight=False)
 
 
@@ -191,32 +197,45 @@ def _command_line() -> str:
     help="Folder of stored runs.",
 )
 def runs_cmd(runs_dir: Path) -> None:
-    """List stored runs."""
+    """List stored runs: date, lab, steps, headline ratio, status."""
     runs = list_runs(runs_dir)
     if not runs:
         out.print(f"no runs in {runs_dir}")
         return
-    for run in runs:
-        r = run.result
-        best = max(
-            r["steps"],
-            key=lambda s: (
-                s["ratio_vs_baseline"]["median"]
-                if r["metric"]["higher_is_better"]
-                else -s["ratio_vs_baseline"]["median"]
-            ),
-        )
-        out.print(
-            f"{r['started_at']}  {r['lab']:<10} {len(r['steps'])} steps  "
-            f"best {best['name']} ×{best['ratio_vs_baseline']['median']:.2f}  {run.path}"
-        )
+    out.print(runs_table(runs))
 
 
 @cli.command("report")
 @click.argument("run_dir", type=click.Path(path_type=Path))
-def report_cmd(run_dir: Path) -> None:
-    """Re-render a stored run from its result.json (no server needed)."""
-    print_summary(out, load_result(run_dir))
+@click.option("--html", "html", is_flag=True, help="Write report.html (with plots).")
+@click.option("--md", "md", is_flag=True, help="Write report.md.")
+def report_cmd(run_dir: Path, html: bool, md: bool) -> None:
+    """Re-render a stored run from its result.json (no server needed).
+
+    Writes report.md and report.html next to result.json (only the ones asked
+    for with --md/--html) and prints the summary.
+    """
+    result = load_result(run_dir)
+    folder = run_dir if run_dir.is_dir() else run_dir.parent
+    both = not (html or md)
+    print_summary(out, result)
+    _say_written(write_reports(folder, result, markdown=md or both, html=html or both))
+
+
+@cli.command("compare")
+@click.argument("run_a", type=click.Path(path_type=Path))
+@click.argument("run_b", type=click.Path(path_type=Path))
+def compare_cmd(run_a: Path, run_b: Path) -> None:
+    """Two runs of one lab side by side: B's medians over A's, with 95% intervals."""
+    comparison = compare_results(load_result(run_a), load_result(run_b))
+    out.print(comparison_table(comparison, str(run_a), str(run_b)))
+    for note in comparison_notes(comparison):
+        out.print(f"[yellow]note[/] {escape(note)}")
+
+
+def _say_written(paths: list[Path]) -> None:
+    for path in paths:
+        out.print(f"report: {path}")
 
 
 class _ChecksFailed(Exception):

@@ -64,3 +64,45 @@ def format_seconds(value: float) -> str:
         minutes, seconds = divmod(value, 60)
         return f"{int(minutes)}m{seconds:04.1f}s"
     return f"{value:.2f}s"
+
+
+def format_interval(low: float, high: float) -> str:
+    """'1,394–1,522': a 95% interval in the same magnitudes as its median."""
+    return f"{format_rate(low)}–{format_rate(high)}"
+
+
+def format_ms(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3g}"
+
+
+def format_bytes(value: float) -> str:
+    """'23.5 GiB'."""
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if abs(value) < 1024:
+            return f"{value:.3g} {unit}"
+        value /= 1024
+    return f"{value:.3g} TiB"
+
+
+def format_article(step: dict[str, Any]) -> str:
+    """The article's figure for a step, with its ratio to the article's baseline: '312 (×2.10)'."""
+    reported = step.get("reported")
+    if not reported:
+        return "—"
+    text = format_rate(reported["value"])
+    if "ratio_vs_baseline" in reported:
+        text += f" (×{reported['ratio_vs_baseline']:.2f})"
+    return text
+
+
+def format_checks(step: dict[str, Any]) -> tuple[str, bool]:
+    """('2 ok', True), ('FAILED: name', False), or ('—', True) for a step without checks."""
+    failed = [c for c in step["checks"] if not c["passed"]]
+    if failed:
+        return f"FAILED: {failed[0]['name']}", False
+    return (f"{len(step['checks'])} ok" if step["checks"] else "—"), True
+
+
+def format_value(value: object) -> str:
+    """A setting or parameter as text: lists comma-separated."""
+    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)

@@ -5,9 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
-from .fmt import format_changes, format_metric, format_rate, format_ratio
+from .fmt import (
+    format_article,
+    format_changes,
+    format_checks,
+    format_metric,
+    format_ratio,
+)
 
 VERDICT_STYLE = {"faster": "bold green", "slower": "bold red", "no-change": "yellow", "n/a": "dim"}
 
@@ -15,9 +22,9 @@ VERDICT_STYLE = {"faster": "bold green", "slower": "bold red", "no-change": "yel
 def summary_table(result: dict[str, Any]) -> Table:
     unit = result["metric"]["unit"]
     table = Table(
-        title=f"{result['lab']}: {result['title']}",
+        title=escape(f"{result['lab']}: {result['title']}"),
         caption=f"median ± 95% interval half-width; × baseline with its 95% interval; "
-        f"verdict vs the previous step. Article: {result.get('seed') or '—'}",
+        f"verdict vs the previous step. Article: {escape(result.get('seed') or '—')}",
         title_justify="left",
         caption_justify="left",
     )
@@ -30,34 +37,17 @@ def summary_table(result: dict[str, Any]) -> Table:
     table.add_column("checks")
     for step in result["steps"]:
         verdict = step["verdict_vs_previous"]
-        failed = [c for c in step["checks"] if not c["passed"]]
-        checks = (
-            f"[red]FAILED: {failed[0]['name']}[/]"
-            if failed
-            else f"[green]{len(step['checks'])} ok[/]"
-            if step["checks"]
-            else "—"
-        )
+        checks, ok = format_checks(step)
         table.add_row(
-            step["name"],
-            format_changes(step["changes"]),
+            escape(step["name"]),
+            escape(format_changes(step["changes"])),
             format_metric(step["metric"]),
             format_ratio(step["ratio_vs_baseline"]),
             f"[{VERDICT_STYLE.get(verdict, '')}]{verdict}[/]",
-            _article(step),
-            checks,
+            format_article(step),
+            checks if not step["checks"] else f"[{'green' if ok else 'red'}]{escape(checks)}[/]",
         )
     return table
-
-
-def _article(step: dict[str, Any]) -> str:
-    reported = step.get("reported")
-    if not reported:
-        return "—"
-    text = f"{format_rate(reported['value'])}"
-    if "ratio_vs_baseline" in reported:
-        text += f" (×{reported['ratio_vs_baseline']:.2f})"
-    return text
 
 
 def print_summary(console: Console, result: dict[str, Any]) -> None:

@@ -1,0 +1,157 @@
+"""The optional and evolving parts of result.json, read in one place.
+
+`why`, `waits`, `warnings`, `phases`, `facts` and the article's figures appear
+only for some labs or once the observability work writes them; every report
+reads them through these functions, so all render them alike and skip them
+cleanly when they are absent or empty.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .fmt import format_bytes, format_rate
+
+
+@dataclass(frozen=True)
+class Phase:
+    name: str
+    seconds: float
+    ci95: tuple[float, float] | None
+
+
+@dataclass(frozen=True)
+class ArticleRow:
+    """One step's figure from the article beside ours."""
+
+    step: str
+    value: float
+    unit: str
+    note: str
+    article_ratio: float | None
+    our_ratio: dict[str, Any] | None
+
+
+def why_lines(step: dict[str, Any]) -> list[str]:
+    """The bottleneck explanation: a sentence, a list of them, or named parts."""
+    why = step.get("why")
+    if not why:
+        return []
+    if isinstance(why, str):
+        return [why]
+    if isinstance(why, list):
+        return [str(item) for item in why if item]
+    if isinstance(why, dict):
+        return [f"{key}: {value}" for key, value in why.items() if value not in (None, "")]
+    return [str(why)]
+
+
+def wait_shares(step: dict[str, Any]) -> list[tuple[str, float]]:
+    """Wait events and their share of the sampled time, largest first."""
+    waits = step.get("waits")
+    if not isinstance(waits, dict):
+        return []
+    shares = [
+        (str(event), float(share))
+        for event, share in waits.items()
+        if isinstance(share, int | float) and not isinstance(share, bool)
+    ]
+    return sorted(shares, key=lambda item: -item[1])
+
+
+def warnings(step: dict[str, Any]) -> list[str]:
+    return [str(w) for w in step.get("warnings") or []]
+
+
+def phases(step: dict[str, Any]) -> list[Phase]:
+    out = []
+    for phase in step.get("phases") or []:
+        ci = phase.get("ci95")
+        out.append(
+            Phase(
+                name=str(phase["name"]),
+                seconds=float(phase["seconds"]),
+                ci95=(float(ci[0]), float(ci[1])) if ci else None,
+            )
+        )
+    return out
+
+
+def facts(step: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(str(k), str(v)) for k, v in (step.get("facts") or {}).items()]
+
+
+def latency(step: dict[str, Any]) -> dict[str, float | None] | None:
+    """Latency in ms (avg, p50, p95, p99) when at least one figure is known."""
+    lat = step.get("latency_ms")
+    if not lat or all(v is None for v in lat.values()):
+        return None
+    return {key: lat.get(key) for key in ("avg", "p50", "p95", "p99")}
+
+
+def article_rows(result: dict[str, Any]) -> list[ArticleRow]:
+    rows = []
+    for step in result["steps"]:
+        reported = step.get("reported")
+        if not reported:
+            continue
+        rows.append(
+            ArticleRow(
+                step=step["name"],
+                value=float(reported["value"]),
+                unit=str(reported.get("unit") or ""),
+                note=str(reported.get("note") or ""),
+                article_ratio=reported.get("ratio_vs_baseline"),
+                our_ratio=step.get("ratio_vs_baseline"),
+            )
+        )
+    return rows
+
+
+def sweep_lines(result: dict[str, Any]) -> list[str]:
+    """Each client sweep in one line: the metric by clients, the best and the knee."""
+    unit = result["metric"]["unit"]
+    lines = []
+    for sweep in result.get("sweeps") or []:
+        points = ", ".join(f"{p['clients']}: {format_rate(p['median'])}" for p in sweep["points"])
+        lines.append(
+            f"{sweep['name']} ({unit} by clients) {points}; best at {sweep['best_clients']} "
+            f"clients, knee at {sweep['knee_clients']}"
+        )
+    return lines
+
+
+def skipped_lines(result: dict[str, Any]) -> list[str]:
+    """Steps the run left out, and why."""
+    return [f"{s['name']}: {s['reason']}" for s in result.get("skipped") or []]
+
+
+def headline(result: dict[str, Any]) -> dict[str, Any] | None:
+    """The step that gained most against the baseline (the run's one-line answer)."""
+    steps = [s for s in result.get("steps", [])[1:] if s.get("ratio_vs_baseline")]
+    if not steps:
+        return None
+    sign = 1 if result["metric"]["higher_is_better"] else -1
+    best: dict[str, Any] = max(steps, key=lambda s: sign * s["ratio_vs_baseline"]["median"])
+    return best
+
+
+def step_label(step: dict[str, Any]) -> str:
+    """'async_commit: synchronous_commit = off', or the name alone."""
+    title = step.get("title") or ""
+    return f"{step['name']}: {title}" if title and title != step["name"] else step["name"]
+
+
+def machine_parts(machine: dict[str, Any]) -> list[str]:
+    """'2 CPUs', '23.5 GiB RAM', the platform and Python, as far as they are known."""
+    parts = []
+    if machine.get("cpus"):
+        parts.append(f"{machine['cpus']} CPUs")
+    if machine.get("memory_bytes"):
+        parts.append(f"{format_bytes(float(machine['memory_bytes']))} RAM")
+    if machine.get("platform"):
+        parts.append(str(machine["platform"]))
+    if machine.get("python"):
+        parts.append(f"Python {machine['python']}")
+    return parts

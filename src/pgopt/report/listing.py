@@ -1,0 +1,43 @@
+"""`pgopt runs`: the stored runs as a terminal table, each with its one-line answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
+
+from ..store import StoredRun
+from .fields import headline
+from .fmt import format_ratio
+
+
+def runs_table(runs: list[StoredRun]) -> Table:
+    """`pgopt runs`: one row per stored run, oldest first, with its headline result."""
+    table = Table(title="stored runs", title_justify="left")
+    table.add_column("started (UTC)")
+    table.add_column("lab")
+    table.add_column("steps", justify="right")
+    table.add_column("headline")
+    table.add_column("status")
+    table.add_column("folder", overflow="fold")
+    for run in runs:
+        r = run.result
+        best = headline(r)
+        table.add_row(
+            escape(str(r.get("started_at", "?")).replace("T", " ").rstrip("Z")),
+            escape(str(r["lab"])),
+            str(len(r["steps"])),
+            (f"{escape(best['name'])} {format_ratio(best['ratio_vs_baseline'])}" if best else "—"),
+            _status(r),
+            escape(str(run.path)),
+        )
+    return table
+
+
+def _status(result: dict[str, Any]) -> str:
+    if not result.get("complete", True):
+        return "[yellow]incomplete[/]"
+    if not result.get("passed", True):
+        return "[red]check failed[/]"
+    return "[green]ok[/]"

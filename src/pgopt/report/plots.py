@@ -1,0 +1,340 @@
+"""The figures of report.html, drawn with matplotlib and returned as SVG markup.
+
+Figures are built with matplotlib's object API (`Figure`, never pyplot): no GUI
+backend is chosen and no window can open, and no global figure registry is
+touched. Text stays text in the SVG (matplotlib escapes it), so labels are sharp,
+searchable and safe whatever a step is called. Each function takes the
+result.json document and returns a `Plot`, or None when there is nothing to draw.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import matplotlib
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+from . import fields
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
+
+# Tableau 10: distinct, colour-blind friendly, and the same step keeps its colour.
+COLORS = (
+    "#4e79a7",
+    "#f28e2b",
+    "#59a14f",
+    "#e15759",
+    "#76b7b2",
+    "#edc948",
+    "#b07aa1",
+    "#ff9da7",
+    "#9c755f",
+    "#bab0ac",
+)
+OTHER_COLOR = "#d0d0d0"
+# Wait events take their hue from their class (Tableau 20 pairs), so that the
+# eye groups IO, locks and so on; step colours are not reused for events.
+WAIT_CLASS_COLORS = {
+    "CPU": ("#59a14f", "#8cd17d"),
+    "IO": ("#4e79a7", "#a0cbe8"),
+    "LWLock": ("#b07aa1", "#d4a6c8"),
+    "Lock": ("#e15759", "#ff9d9a"),
+    "Client": ("#79706e", "#bab0ac"),
+    "IPC": ("#499894", "#86bcb6"),
+    "Timeout": ("#9d7660", "#d7b5a6"),
+}
+WAIT_OTHER_CLASSES = ("#f1ce63", "#b6992d", "#fabfd2", "#d37295", "#f28e2b", "#ffbe7d")
+MAX_WAIT_EVENTS = 8
+WIDTH_IN = 10.0
+# No RDF block: it names matplotlib's web site and the date, and nothing reads it.
+_METADATA = ("Creator", "Date", "Format", "Type")
+
+
+@dataclass(frozen=True)
+class Plot:
+    key: str
+    title: str
+    caption: str
+    svg: str
+
+
+def all_plots(result: dict[str, Any]) -> list[Plot]:
+    """Every figure this run has data for, in reading order."""
+    makers: list[Callable[[dict[str, Any]], Plot | None]] = [
+        medians,
+        throughput,
+        latency,
+        waits,
+        phases,
+    ]
+    return [plot for make in makers if (plot := make(result)) is not None]
+
+
+def color(index: int) -> str:
+    return COLORS[index % len(COLORS)]
+
+
+@contextmanager
+def _figure(key: str, height_in: float) -> Iterator[tuple[Axes, list[str]]]:
+    """A styled figure; the SVG markup is appended to the yielded list on exit."""
+    out: list[str] = []
+    style: dict[RcKeyType, Any] = {
+        "svg.fonttype": "none",
+        "svg.hashsalt": "pgopt",  # the same result gives the same bytes
+        "text.parse_math": False,  # a '$' in a step name is text, not TeX
+        "font.family": "sans-serif",
+        "font.size": 10,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "axes.grid": True,
+        "grid.color": "#e6e6e6",
+        "axes.axisbelow": True,
+        "legend.frameon": False,
+    }
+    with matplotlib.rc_context(style):
+        fig = Figure(figsize=(WIDTH_IN, height_in), layout="constrained")
+        ax = fig.add_subplot()
+        yield ax, out
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", metadata=dict.fromkeys(_METADATA))
+    out.append(_inline(buf.getvalue(), key))
+
+
+def _inline(svg: str, key: str) -> str:
+    """Make matplotlib's SVG fit inside an HTML page beside other figures.
+
+    Drops the XML prolog and the fixed size (the SVG scales to its box), and
+    prefixes every id and reference to one with `key`: matplotlib numbers ids
+    per figure, so two inline figures would otherwise both have `axes_1`.
+    """
+    svg = svg[svg.index("<svg") :]
+    head, rest = svg.split(">", 1)
+    head = re.sub(r'\s(width|height)="[^"]*"', "", head)
+
+    def prefix_ids(tag: re.Match[str]) -> str:
+        text = re.sub(r'\bid="', f'id="{key}-', tag[0])
+        text = re.sub(r"url\(#", f"url(#{key}-", text)
+        return re.sub(r'href="#', f'href="#{key}-', text)
+
+    # only inside tags: text content cannot hold '<', matplotlib escapes it
+    return re.sub(r"<[^<>]+>", prefix_ids, f'{head} role="img">{rest}')
+
+
+def _step_axis(ax: Axes, names: list[str]) -> None:
+    ax.set_xticks(range(len(names)), names)
+    if len(names) > 4 or max((len(n) for n in names), default=0) > 14:
+        for label in ax.get_xticklabels():
+            label.set_rotation(20)
+            label.set_horizontalalignment("right")
+
+
+def medians(result: dict[str, Any]) -> Plot:
+    steps = result["steps"]
+    metric = result["metric"]
+    base = float(steps[0]["metric"]["median"])
+    names = [s["name"] for s in steps]
+    values = [float(s["metric"]["median"]) for s in steps]
+    errors = [
+        [max(0.0, v - float(s["metric"]["ci95"][0])) for v, s in zip(values, steps, strict=True)],
+        [max(0.0, float(s["metric"]["ci95"][1]) - v) for v, s in zip(values, steps, strict=True)],
+    ]
+    with _figure("medians", 3.6) as (ax, out):
+        x = list(range(len(steps)))
+        ax.bar(x, values, color=[color(i) for i in x], width=0.6)
+        ax.errorbar(x, values, yerr=errors, fmt="none", ecolor="#333333", capsize=5, lw=1.2)
+        article = {
+            i: base * float(s["reported"]["ratio_vs_baseline"])
+            for i, s in enumerate(steps)
+            if (s.get("reported") or {}).get("ratio_vs_baseline") is not None
+        }
+        if article:
+            ax.hlines(
+                list(article.values()),
+                [i - 0.38 for i in article],
+                [i + 0.38 for i in article],
+                colors="#222222",
+                linestyles="dashed",
+                lw=1.6,
+                label="article's ratio × our baseline",
+            )
+            ax.legend(loc="upper left")
+        for i, step in enumerate(steps):
+            top = max(values[i] + errors[1][i], article.get(i, 0.0))
+            ax.annotate(
+                f"×{step['ratio_vs_baseline']['median']:.2f}",
+                (i, top),
+                textcoords="offset points",
+                xytext=(0, 4),
+                ha="center",
+                fontsize=9,
+            )
+        _step_axis(ax, names)
+        ax.set_ylabel(metric["unit"])
+        ax.set_ylim(bottom=0)
+        ax.margins(y=0.12)
+        ax.grid(axis="x", visible=False)
+    direction = "higher" if metric["higher_is_better"] else "lower"
+    return Plot(
+        "medians",
+        f"Median {metric['name']} per step",
+        f"Bars: median of the runs ({direction} is better); whiskers: its 95% bootstrap "
+        "interval; label: ratio to the baseline"
+        + ("; dashed line: the article's ratio applied to our baseline." if article else "."),
+        out[0],
+    )
+
+
+def throughput(result: dict[str, Any]) -> Plot | None:
+    series = []
+    for index, step in enumerate(result["steps"]):
+        runs = [r for r in step.get("runs") or [] if r.get("progress")]
+        if runs:
+            median = float(step["metric"]["median"])
+            typical = min(runs, key=lambda r: abs(float(r["value"]) - median))
+            series.append((index, step["name"], typical, runs))
+    if not series:
+        return None
+    with _figure("throughput", 3.6) as (ax, out):
+        for index, name, typical, runs in series:
+            for run in runs:
+                t = [float(p[0]) for p in run["progress"]]
+                tps = [float(p[1]) for p in run["progress"]]
+                bold = run is typical
+                ax.plot(
+                    t,
+                    tps,
+                    color=color(index),
+                    lw=1.8 if bold else 1.0,
+                    alpha=1.0 if bold else 0.3,
+                    marker="o" if len(t) <= 12 else None,
+                    markersize=3,
+                    label=name if bold else None,
+                )
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("seconds into the run")
+        ax.set_ylabel("pgbench tx/s")
+        ax.set_ylim(bottom=0)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return Plot(
+        "throughput",
+        "Throughput over time",
+        "pgbench progress (-P) per second of each run: the run nearest the step's median "
+        "in bold, the other runs faint. A dip or a climb means the run was not steady.",
+        out[0],
+    )
+
+
+def latency(result: dict[str, Any]) -> Plot | None:
+    rows = [(s["name"], lat) for s in result["steps"] if (lat := fields.latency(s))]
+    if not rows:
+        return None
+    keys = ("p50", "p95", "p99")
+    shades = ("#4e79a7", "#f28e2b", "#e15759")
+    width = 0.26
+    with _figure("latency", 3.0) as (ax, out):
+        for k, (key, shade) in enumerate(zip(keys, shades, strict=True)):
+            xs = [i + (k - 1) * width for i in range(len(rows))]
+            ys = [float(lat.get(key) or 0.0) for _, lat in rows]
+            ax.bar(xs, ys, width=width, color=shade, label=key)
+        _step_axis(ax, [name for name, _ in rows])
+        ax.set_ylabel("ms")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        ax.grid(axis="x", visible=False)
+    return Plot(
+        "latency",
+        "Latency percentiles per step",
+        "Transaction latency in ms over all runs of a step: median (p50), p95 and p99.",
+        out[0],
+    )
+
+
+def _stacked(
+    key: str,
+    rows: list[tuple[str, dict[str, float]]],
+    order: list[str],
+    colors: dict[str, str],
+    xlabel: str,
+) -> str:
+    """Horizontal stacked bars: one bar per step, one segment per part, first step on top."""
+    with _figure(key, 1.2 + 0.42 * len(rows)) as (ax, out):
+        y = list(range(len(rows)))
+        left = [0.0] * len(rows)
+        for part in order:
+            widths = [parts.get(part, 0.0) for _, parts in rows]
+            ax.barh(y, widths, left=left, color=colors[part], label=part, height=0.6)
+            left = [a + b for a, b in zip(left, widths, strict=True)]
+        ax.set_yticks(y, [name for name, _ in rows])
+        ax.invert_yaxis()
+        ax.set_xlabel(xlabel)
+        ax.grid(axis="y", visible=False)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=9)
+    return out[0]
+
+
+def waits(result: dict[str, Any]) -> Plot | None:
+    rows = [(s["name"], dict(w)) for s in result["steps"] if (w := fields.wait_shares(s))]
+    if not rows:
+        return None
+    weight: dict[str, float] = {}
+    for _, shares in rows:
+        for event, share in shares.items():
+            weight[event] = max(weight.get(event, 0.0), share)
+    top = sorted(weight, key=lambda e: -weight[e])[:MAX_WAIT_EVENTS]
+    percent_rows = []
+    for name, shares in rows:
+        parts = {event: 100 * shares.get(event, 0.0) for event in top}
+        rest = 100 * sum(v for e, v in shares.items() if e not in top)
+        if rest > 0:
+            parts["other"] = rest
+        percent_rows.append((name, parts))
+    order = top + (["other"] if any("other" in p for _, p in percent_rows) else [])
+    colors = _wait_colors(top) | {"other": OTHER_COLOR}
+    svg = _stacked("waits", percent_rows, order, colors, "% of sampled backend time")
+    return Plot(
+        "waits",
+        "Where the time went: wait events per step",
+        "Share of the sampled time of pgbench's backends per wait event (CPU = active "
+        f"with no wait event); the {MAX_WAIT_EVENTS} largest events, the rest as 'other'.",
+        svg,
+    )
+
+
+def _wait_colors(events: list[str]) -> dict[str, str]:
+    """A colour per event: its class's family, shades taken in turn within a class."""
+    taken: dict[str, int] = {}
+    out = {}
+    for event in events:
+        wait_class = event.split(":", 1)[0]
+        family_key = wait_class if wait_class in WAIT_CLASS_COLORS else ""
+        family = WAIT_CLASS_COLORS.get(family_key, WAIT_OTHER_CLASSES)
+        n = taken.get(family_key, 0)
+        taken[family_key] = n + 1
+        out[event] = family[n % len(family)]
+    return out
+
+
+def phases(result: dict[str, Any]) -> Plot | None:
+    rows = [
+        (s["name"], {p.name: p.seconds for p in ph})
+        for s in result["steps"]
+        if (ph := fields.phases(s))
+    ]
+    if not rows:
+        return None
+    order = list(dict.fromkeys(name for _, parts in rows for name in parts))
+    colors = {name: color(i) for i, name in enumerate(order)}
+    svg = _stacked("phases", rows, order, colors, "seconds (median per phase)")
+    return Plot(
+        "phases",
+        "Seconds per phase",
+        "Median seconds of each timed phase per step, stacked: shorter is faster.",
+        svg,
+    )
