@@ -88,6 +88,8 @@ def lab_list() -> None:
 @click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
 @click.option("--workdir", type=click.Path(path_type=Path), help="Where the embedded server lives.")
 @click.option("--keep", is_flag=True, help="Leave the server (or pgopt_lab) in place afterwards.")
+@click.option("--ram", help="Memory the lab's settings formulas assume (e.g. 8GB).")
+@click.option("--redis", "redis_url", help="Redis for labs that compare with it (redis://...).")
 @click.option("--no-sampler", is_flag=True, help="Do not sample wait events (to measure its cost).")
 def lab_run(name: str, **options: Any) -> None:
     """Run lab NAME (a built-in lab, a lab folder, or `all`)."""
@@ -146,6 +148,8 @@ def _run_one(item: Any, options: dict[str, Any]) -> bool:
         seed=options["seed"],
         steps=steps,
         sample_waits=not options["no_sampler"],
+        ram=options["ram"],
+        redis_url=options["redis_url"],
     )
     display = ConsoleDisplay(err, item.name)
     target = _make_target(options, display.message)

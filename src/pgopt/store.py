@@ -49,6 +49,7 @@ def write_atomic(path: Path, text: str) -> None:
     """Write via a temporary file in the same folder and a rename: never half a file."""
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp's 0600 would hide reports from others
         with os.fdopen(fd, "w") as f:
             f.write(text)
             f.flush()
@@ -57,6 +58,12 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_result(run_dir: Path, result: dict[str, Any]) -> Path:

@@ -13,6 +13,7 @@ from .fmt import (
     format_changes,
     format_checks,
     format_metric,
+    format_rate,
     format_ratio,
 )
 
@@ -52,8 +53,28 @@ def summary_table(result: dict[str, Any]) -> Table:
 
 def print_summary(console: Console, result: dict[str, Any]) -> None:
     console.print(summary_table(result))
+    for skipped in result.get("skipped", []):
+        console.print(
+            f"[dim]skipped {escape(skipped['name'])}: {escape(skipped['reason'])}[/]",
+            highlight=False,
+        )
+    for step in result["steps"]:
+        if step.get("why"):
+            console.print(
+                f"[bold]{escape(step['name'])}[/]: {escape(step['why'])}", highlight=False
+            )
+    for sweep in result.get("sweeps", []):
+        points = ", ".join(f"{p['clients']}: {format_rate(p['median'])}" for p in sweep["points"])
+        console.print(
+            f"[bold]{escape(sweep['name'])}[/] sweep ({result['metric']['unit']} by clients) "
+            f"{points}; knee at {sweep['knee_clients']} clients, best at "
+            f"{sweep['best_clients']}",
+            highlight=False,
+        )
     for step in result["steps"]:
         for warning in step.get("warnings", []):
-            console.print(f"[yellow]warning[/] {step['name']}: {warning}", highlight=False)
+            console.print(
+                f"[yellow]warning[/] {escape(step['name'])}: {escape(warning)}", highlight=False
+            )
     if not result.get("passed", True):
         console.print("[bold red]a check failed[/]: see the checks column")
