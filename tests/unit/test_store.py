@@ -29,7 +29,7 @@ def test_runs_are_listed_and_bad_folders_skipped(tmp_path: Path) -> None:
 
 def test_load_result_refuses_other_files(tmp_path: Path) -> None:
     (tmp_path / "result.json").write_text(json.dumps({"schema": "other"}))
-    with pytest.raises(UsageError, match="not a pgopt.lab-result/1"):
+    with pytest.raises(UsageError, match=r"not a pgopt\.lab-result/1"):
         load_result(tmp_path)
 
 
