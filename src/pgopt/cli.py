@@ -97,15 +97,28 @@ def lab_run(name: str, **options: Any) -> None:
         raise UsageError("--allow-settings goes with --dsn")
     if options["dsn"]:
         redactor.add(_password_of(options["dsn"]))
-    names = list(DEMO_ORDER) if name == "all" else [name]
-    labs = [resolve_lab(n) for n in names]
-    failed = False
+    if name != "all":
+        if not _run_one(resolve_lab(name), options):
+            raise _ChecksFailed()
+        return
+    # Every lab, one after the other; one lab's failure does not stop the others.
+    labs = [resolve_lab(n) for n in DEMO_ORDER]
+    if options["steps"]:
+        raise UsageError("--steps names the steps of one lab, not of `all`")
+    outcomes: list[tuple[str, str]] = []
     for item in labs:
-        out_dir = options["out_dir"]
-        if out_dir is not None and len(labs) > 1:
-            out_dir = out_dir / item.name
-        failed |= not _run_one(item, {**options, "out_dir": out_dir})
-    if failed:
+        out_dir = options["out_dir"] / item.name if options["out_dir"] is not None else None
+        try:
+            passed = _run_one(item, {**options, "out_dir": out_dir})
+            outcomes.append((item.name, "ok" if passed else "a check failed"))
+        except PgoptError as e:
+            _error(f"[{item.name}] {e}")
+            outcomes.append((item.name, f"error: {str(e).splitlines()[0]}"))
+    for lab_name, status in outcomes:
+        out.print(f"{lab_name:<10} {escape(status)}")
+    if any(status.startswith("error") for _, status in outcomes):
+        raise _LabsFailed()
+    if any(status != "ok" for _, status in outcomes):
         raise _ChecksFailed()
 
 
@@ -246,6 +259,10 @@ class _ChecksFailed(Exception):
     """A run completed but a check failed: exit code 1."""
 
 
+class _LabsFailed(Exception):
+    """`lab run all`: some lab stopped with an error (already printed): exit code 2."""
+
+
 def _install_signal_handlers() -> None:
     def raise_interrupted(signum: int, _frame: FrameType | None) -> None:
         raise Interrupted(signal.Signals(signum).name)
@@ -271,6 +288,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except _ChecksFailed:
         return EXIT_CHECK_FAILED
+    except _LabsFailed:
+        return EXIT_USAGE
     except PgoptError as e:
         _error(str(e))
         return e.exit_code
