@@ -24,6 +24,29 @@ def _args(binaries: PgBinaries, variables: Mapping[str, str]) -> list[str]:
     return args
 
 
+def _run_client(
+    args: list[str],
+    env: dict[str, str],
+    *,
+    what: str,
+    stdin: str | None = None,
+    cwd: Path | None = None,
+) -> str:
+    """Run a client program; on failure raise LabError with its first error line."""
+    try:
+        result = subprocess.run(
+            args, input=stdin, capture_output=True, text=True, env=env, cwd=cwd, check=False
+        )
+    except OSError as e:
+        raise BinariesError(f"cannot run {Path(args[0]).name}: {e}") from e
+    if result.returncode != 0:
+        lines = result.stderr.strip().splitlines()
+        errors = [ln for ln in lines if "ERROR" in ln or "FATAL" in ln]
+        detail = (errors or lines or [f"exit code {result.returncode}"])[0]
+        raise LabError(redactor(f"{what} failed: {detail.strip()}"))
+    return result.stdout
+
+
 def run_sql(
     binaries: PgBinaries,
     env: dict[str, str],
@@ -37,42 +60,14 @@ def run_sql(
 
     `what` names the SQL in errors (e.g. 'setup file load.sql').
     """
-    try:
-        result = subprocess.run(
-            [*_args(binaries, variables), "-f", "-"],
-            input=sql_text,
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=cwd,
-            check=False,
-        )
-    except OSError as e:
-        raise BinariesError(f"cannot run psql: {e}") from e
-    if result.returncode != 0:
-        errors = [ln for ln in result.stderr.splitlines() if "ERROR" in ln or "FATAL" in ln]
-        detail = (errors or result.stderr.strip().splitlines() or ["psql failed"])[0]
-        raise LabError(redactor(f"{what} failed: {detail.strip()}"))
-    return result.stdout
+    args = [*_args(binaries, variables), "-f", "-"]
+    return _run_client(args, env, what=what, stdin=sql_text, cwd=cwd)
 
 
 def run_program(target: Target, program: str, args: list[str], *, what: str) -> None:
     """Run a client program (pg_dump, pg_restore) against the lab database."""
     target.binaries.require(program)
-    env = target.client_env()
-    try:
-        result = subprocess.run(
-            [str(target.binaries.path(program)), *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            check=False,
-        )
-    except OSError as e:
-        raise BinariesError(f"cannot run {program}: {e}") from e
-    if result.returncode != 0:
-        detail = (result.stderr.strip().splitlines() or [f"exit code {result.returncode}"])[0]
-        raise LabError(redactor(f"{what} failed: {detail}"))
+    _run_client([str(target.binaries.path(program)), *args], target.client_env(), what=what)
 
 
 def run_sql_file(

@@ -6,7 +6,6 @@ with pgbench's own message: a partial result is never returned as valid.
 
 from __future__ import annotations
 
-import os
 import resource
 import signal
 import subprocess
@@ -18,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import BenchError, BinariesError
+from ..processes import CLIENT_ESCALATION, stop
 from ..redact import redactor
 from .command import PgbenchSpec, build_args
 from .parse import (
@@ -97,7 +97,7 @@ def run_pgbench(
         proc.wait()
         reader.join()
     except BaseException:
-        _stop(proc)
+        stop(proc, CLIENT_ESCALATION)
         raise
     finally:
         if timer is not None:
@@ -137,24 +137,10 @@ def _tail(text: str, lines: int = 3) -> str:
     return " | ".join(kept[-lines:])
 
 
-def _stop(proc: subprocess.Popen[str]) -> None:
-    if proc.poll() is not None:
-        return
-    for sig, wait in ((signal.SIGINT, 5.0), (signal.SIGKILL, 5.0)):
-        try:
-            os.kill(proc.pid, sig)
-            proc.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-        except ProcessLookupError:
-            return
-
-
 def _stop_when_set(cancel: threading.Event, proc: subprocess.Popen[str]) -> None:
     while proc.poll() is None:
         if cancel.wait(0.5):
-            _stop(proc)
+            stop(proc, CLIENT_ESCALATION)
             return
 
 

@@ -72,7 +72,7 @@ class AttachedTarget(Target):
         except TargetError as e:
             raise TargetError(f"cannot reach the server of --dsn: {e}") from None
         with admin:
-            self._read_version_from(admin)
+            self._read_version(admin)
             self._create_lab_database(admin)
         return self
 
@@ -93,12 +93,6 @@ class AttachedTarget(Target):
                 self.say(f"database {LAB_DATABASE} kept on {self.display_dsn()}")
             else:
                 self._drop_lab_database(admin)
-
-    def _read_version_from(self, conn: psycopg.Connection[Any]) -> None:
-        row = conn.execute("show server_version").fetchone()
-        assert row is not None
-        self.server_version = str(row[0]).split()[0]
-        self.server_version_num = conn.info.server_version
 
     def _create_lab_database(self, admin: psycopg.Connection[Any]) -> None:
         row = admin.execute(

@@ -142,10 +142,11 @@ class Target(abc.ABC):
 
     # -- lifecycle ---------------------------------------------------------
 
-    def _read_version(self) -> None:
-        with self.connect("postgres") as conn:
-            self.server_version = str(conn.execute("show server_version").fetchone()[0]).split()[0]  # type: ignore[index]
-            self.server_version_num = conn.info.server_version
+    def _read_version(self, conn: psycopg.Connection[Any]) -> None:
+        row = conn.execute("show server_version").fetchone()
+        assert row is not None
+        self.server_version = str(row[0]).split()[0]
+        self.server_version_num = conn.info.server_version
 
     def describe(self) -> dict[str, Any]:
         return {

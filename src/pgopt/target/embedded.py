@@ -27,6 +27,7 @@ from psycopg import sql
 from ..binaries import PgBinaries
 from ..errors import BinariesError, SettingsError, TargetError
 from ..machine import filesystem_type
+from ..processes import stop
 from .base import LAB_COMMENT, LAB_DATABASE, Target
 from .runas import ServerUser, can_enter, reachable_binaries, server_user
 from .settings import SettingChange
@@ -34,6 +35,11 @@ from .settings import SettingChange
 SUPERUSER = "postgres"
 START_TIMEOUT_S = 60.0
 STOP_TIMEOUT_S = 60.0
+SERVER_ESCALATION = (
+    (signal.SIGINT, STOP_TIMEOUT_S),
+    (signal.SIGQUIT, 10.0),
+    (signal.SIGKILL, 10.0),
+)
 OWNER_FILE = "owner.pid"
 PREFIX = "pgopt-"
 
@@ -127,8 +133,8 @@ class EmbeddedTarget(Target):
             self._initdb()
             self._write_base_config()
             self._start()
-            self._read_version()
             with self.connect("postgres") as conn:
+                self._read_version(conn)
                 ident = sql.Identifier(LAB_DATABASE)
                 conn.execute(sql.SQL("create database {}").format(ident))
                 conn.execute(
@@ -266,19 +272,8 @@ class EmbeddedTarget(Target):
         proc, self._proc = self._proc, None
         if proc is None or proc.poll() is not None:
             return
-        for sig, wait in (
-            (signal.SIGINT, STOP_TIMEOUT_S),
-            (signal.SIGQUIT, 10.0),
-            (signal.SIGKILL, 10.0),
-        ):
-            try:
-                proc.send_signal(sig)  # SIGINT: fast shutdown; SIGQUIT: immediate
-                proc.wait(timeout=wait)
-                return
-            except subprocess.TimeoutExpired:
-                continue
-            except ProcessLookupError:
-                return
+        # SIGINT: fast shutdown; SIGQUIT: immediate shutdown; SIGKILL: last resort
+        stop(proc, SERVER_ESCALATION)
 
     def restart(self) -> None:
         self._stop()
