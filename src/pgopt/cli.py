@@ -79,7 +79,9 @@ def lab_list() -> None:
 @click.option("--scale", type=float, help="Dataset size factor (the lab says what 1 means).")
 @click.option("--duration", type=int, help="Seconds per timed run.")
 @click.option("--reps", type=int, help="Timed runs per step.")
-@click.option("--clients", type=int, help="pgbench clients for every step.")
+@click.option(
+    "--clients", type=int, help="pgbench clients for every step (client sweeps keep theirs)."
+)
 @click.option("--dsn", help="Run on your server (pgopt works in its own database pgopt_lab).")
 @click.option("--allow-settings", is_flag=True, help="With --dsn: let pgopt change settings.")
 @click.option("--pg-bin", type=str, help="Folder of PostgreSQL programs to use.")

@@ -87,6 +87,9 @@ class Experiment:
         return expressions.resolve(step.settings, names)
 
     def clients(self, step: Step) -> int:
+        """--clients overrides every step's clients, except within a client sweep."""
+        if step.sweep is not None:
+            return step.clients
         return self.params.clients or step.clients
 
     def clients_threads(self, step_name: str) -> tuple[int, int]:
@@ -117,6 +120,9 @@ class Experiment:
             reason = reason or probes.get(step.probe).unavailable(self._probe_context(step))
         if step.min_server is not None and major < step.min_server:
             reason = f"needs PostgreSQL {step.min_server} or later; this server is {major}"
+        client = self.target.binaries.major
+        if step.min_pgbench is not None and client < step.min_pgbench:
+            reason = f"needs pgbench {step.min_pgbench} or later; this pgbench is {client}"
         if reason is None:
             return True
         self.display.message(f"skipping step {step.name}: {reason}")

@@ -22,12 +22,13 @@ def build_result(outcome: ExperimentOutcome, *, command: str) -> dict[str, Any]:
     seed = outcome.params.seed
     steps_out: list[dict[str, Any]] = []
     baseline = outcome.steps[0]
-    previous: StepOutcome | None = None
+    done: dict[str, tuple[StepOutcome, dict[str, Any]]] = {}
     for index, step_outcome in enumerate(outcome.steps):
-        step = _step(lab, step_outcome, baseline, previous, seed + index)
-        _add_observations(step, step_outcome, steps_out[-1] if steps_out else None)
+        reference = _reference(lab, step_outcome, done, steps_out)
+        step = _step(lab, step_outcome, baseline, reference[0] if reference else None, seed + index)
+        _add_observations(step, step_outcome, reference[1] if reference else None)
         steps_out.append(step)
-        previous = step_outcome
+        done[step_outcome.step.name] = (step_outcome, step)
     return {
         "schema": SCHEMA,
         "lab": lab.name,
@@ -52,6 +53,24 @@ def build_result(outcome: ExperimentOutcome, *, command: str) -> dict[str, Any]:
         "complete": True,
         "passed": all(c["passed"] for s in steps_out for c in s["checks"]),
     }
+
+
+def _reference(
+    lab: Lab,
+    outcome: StepOutcome,
+    done: dict[str, tuple[StepOutcome, dict[str, Any]]],
+    steps_out: list[dict[str, Any]],
+) -> tuple[StepOutcome, dict[str, Any]] | None:
+    """The step this one is compared with: the step it derives from (`from`, or the one
+    before it in the lab), or its nearest ancestor that ran; else the step run before."""
+    parent = outcome.step.parent
+    while parent is not None and parent not in done:
+        parent = lab.step(parent).parent
+    if parent is not None:
+        return done[parent]
+    if steps_out:
+        return done[steps_out[-1]["name"]]
+    return None
 
 
 def _values(outcome: StepOutcome) -> list[float]:
@@ -93,6 +112,7 @@ def _step(
             "cv": cv,
         },
         "ratio_vs_baseline": vs_base.as_dict(),
+        "compared_with": previous.step.name if previous else None,
         "ratio_vs_previous": vs_prev.as_dict() if vs_prev else None,
         "verdict_vs_baseline": (
             stats.verdict(vs_base, higher_is_better=higher)

@@ -328,3 +328,22 @@ def test_sweeps_and_skipped_steps_are_listed(smoke: dict[str, Any]) -> None:
     md, page = render_markdown(smoke), render_html(smoke)
     assert f"- {line}" in md and f"<li>{line}</li>" in page
     assert "- huge_pages: needs a restart" in md and "<li>huge_pages: needs a restart</li>" in page
+
+
+def test_verdict_names_the_step_it_compares_with_when_not_the_row_above() -> None:
+    from pgopt.report.fmt import format_verdict
+
+    result = {
+        "steps": [
+            {"name": "baseline", "compared_with": None, "verdict_vs_previous": "n/a"},
+            {"name": "function", "compared_with": "baseline", "verdict_vs_previous": "faster"},
+            {"name": "logging", "compared_with": "function", "verdict_vs_previous": "slower"},
+            {"name": "connect", "compared_with": "function", "verdict_vs_previous": "slower"},
+        ]
+    }
+    assert [format_verdict(result, i) for i in range(4)] == [
+        "n/a",
+        "faster",
+        "slower",
+        "slower vs function",
+    ]

@@ -295,6 +295,7 @@ _INHERITED = (
     "background",
     "monitor",
     "min_server",
+    "min_pgbench",
     "variables",
 )
 
@@ -429,6 +430,7 @@ def _step(
         background=background,
         monitor=monitor,
         min_server=t.integer("min_server", parent.min_server if parent else None),
+        min_pgbench=t.integer("min_pgbench", parent.min_pgbench if parent else None),
         probe=probe,
         probe_args=dict(t.table("probe_args", {})),
         variables={

@@ -83,6 +83,7 @@ class Step:
     background: Background | None = None
     monitor: dict[str, str] = field(default_factory=dict)
     min_server: int | None = None  # server major version the step needs
+    min_pgbench: int | None = None  # pgbench major version its scripts need
     variables: dict[str, str] = field(default_factory=dict)
     probe: str | None = None  # timed by a Python probe (pgopt.probes) instead of pgbench
     probe_args: dict[str, Any] = field(default_factory=dict)

@@ -106,3 +106,19 @@ def format_checks(step: dict[str, Any]) -> tuple[str, bool]:
 def format_value(value: object) -> str:
     """A setting or parameter as text: lists comma-separated."""
     return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
+def verdict_reference(result: dict[str, Any], index: int) -> str | None:
+    """The step a verdict compares with, when it is not the row above (a `from` step)."""
+    steps = result["steps"]
+    compared = steps[index].get("compared_with")
+    if compared is None or (index > 0 and steps[index - 1]["name"] == compared):
+        return None
+    return str(compared)
+
+
+def format_verdict(result: dict[str, Any], index: int) -> str:
+    """'faster', or 'faster vs function' when it compares with another step than the row above."""
+    verdict = str(result["steps"][index]["verdict_vs_previous"])
+    reference = verdict_reference(result, index)
+    return f"{verdict} vs {reference}" if reference else verdict

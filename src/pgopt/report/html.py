@@ -24,6 +24,7 @@ from .fmt import (
     format_ratio,
     format_seconds,
     format_value,
+    verdict_reference,
 )
 from .plots import Plot, all_plots, color
 
@@ -156,8 +157,9 @@ def _header(result: dict[str, Any]) -> list[str]:
     return out
 
 
-def _verdict(verdict: str) -> str:
-    return f'<span class="verdict {e(verdict)}">{e(verdict)}</span>'
+def _verdict(verdict: str, reference: str | None = None) -> str:
+    against = f" vs {e(reference)}" if reference else ""
+    return f'<span class="verdict {e(verdict)}">{e(verdict)}</span>{against}'
 
 
 def _summary(result: dict[str, Any]) -> list[str]:
@@ -172,7 +174,7 @@ def _summary(result: dict[str, Any]) -> list[str]:
             f"<td><code>{e(format_changes(step['changes']))}</code></td>"
             f'<td class="num">{e(format_metric(step["metric"]))}</td>'
             f'<td class="num">{e(format_ratio(step["ratio_vs_baseline"]))}</td>'
-            f"<td>{_verdict(step['verdict_vs_previous'])}</td>"
+            f"<td>{_verdict(step['verdict_vs_previous'], verdict_reference(result, i))}</td>"
             f'<td class="num">{e(format_article(step))}</td>'
             f'<td class="{"ok" if ok else "failed"}">{e(checks)}</td>'
             "</tr>"
@@ -187,7 +189,8 @@ def _summary(result: dict[str, Any]) -> list[str]:
         "</tbody>",
         "</table>",
         '<p class="caption">Median ± 95% interval half-width; × baseline with its 95% '
-        "interval; verdict vs the previous step, called only when the interval excludes 1.</p>",
+        "interval; verdict vs the step it derives from, called only when the interval "
+        "excludes 1.</p>",
     ]
 
 
@@ -246,7 +249,7 @@ def _step(index: int, step: dict[str, Any]) -> str:
     if step.get("ratio_vs_previous"):
         items.append(
             (
-                "× previous",
+                f"× {e(step.get('compared_with') or 'previous')}",
                 f"{e(format_ratio(step['ratio_vs_previous']))} "
                 f"{_verdict(step['verdict_vs_previous'])}",
             )

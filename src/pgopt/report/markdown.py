@@ -21,6 +21,7 @@ from .fmt import (
     format_ratio,
     format_seconds,
     format_value,
+    format_verdict,
 )
 
 _MD_SPECIAL = str.maketrans(
@@ -94,7 +95,7 @@ def _summary(result: dict[str, Any]) -> list[str]:
     unit = text(result["metric"]["unit"])
     header = ["step", "what changed", unit, "× baseline", "verdict", "article", "checks"]
     rows = []
-    for step in result["steps"]:
+    for index, step in enumerate(result["steps"]):
         checks, ok = format_checks(step)
         rows.append(
             [
@@ -102,7 +103,7 @@ def _summary(result: dict[str, Any]) -> list[str]:
                 code(format_changes(step["changes"]), in_table=True),
                 format_metric(step["metric"]),
                 format_ratio(step["ratio_vs_baseline"]),
-                text(step["verdict_vs_previous"]),
+                text(format_verdict(result, index)),
                 format_article(step),
                 text(checks) if ok else f"❌ {text(checks)}",
             ]
@@ -111,7 +112,7 @@ def _summary(result: dict[str, Any]) -> list[str]:
         *_table(header, rows, "llrrlrl"),
         "",
         "Median ± 95% interval half-width; × baseline with its 95% interval; "
-        "verdict vs the previous step (called only when the interval excludes 1).",
+        "verdict vs the step it derives from (called only when the interval excludes 1).",
     ]
 
 
@@ -138,7 +139,8 @@ def _step(index: int, step: dict[str, Any]) -> list[str]:
     ]
     if step.get("ratio_vs_previous"):
         lines.append(
-            f"- **× previous:** {format_ratio(step['ratio_vs_previous'])}, "
+            f"- **× {text(step.get('compared_with') or 'previous')}:** "
+            f"{format_ratio(step['ratio_vs_previous'])}, "
             f"**{text(step['verdict_vs_previous'])}**"
         )
     lat = fields.latency(step)

@@ -15,6 +15,7 @@ from .fmt import (
     format_metric,
     format_rate,
     format_ratio,
+    format_verdict,
 )
 
 VERDICT_STYLE = {"faster": "bold green", "slower": "bold red", "no-change": "yellow", "n/a": "dim"}
@@ -25,7 +26,7 @@ def summary_table(result: dict[str, Any]) -> Table:
     table = Table(
         title=escape(f"{result['lab']}: {result['title']}"),
         caption=f"median ± 95% interval half-width; × baseline with its 95% interval; "
-        f"verdict vs the previous step. Article: {escape(result.get('seed') or '—')}",
+        f"verdict vs the step it derives from. Article: {escape(result.get('seed') or '—')}",
         title_justify="left",
         caption_justify="left",
     )
@@ -36,7 +37,7 @@ def summary_table(result: dict[str, Any]) -> Table:
     table.add_column("verdict")
     table.add_column("article", justify="right")
     table.add_column("checks")
-    for step in result["steps"]:
+    for index, step in enumerate(result["steps"]):
         verdict = step["verdict_vs_previous"]
         checks, ok = format_checks(step)
         table.add_row(
@@ -44,7 +45,7 @@ def summary_table(result: dict[str, Any]) -> Table:
             escape(format_changes(step["changes"])),
             format_metric(step["metric"]),
             format_ratio(step["ratio_vs_baseline"]),
-            f"[{VERDICT_STYLE.get(verdict, '')}]{verdict}[/]",
+            f"[{VERDICT_STYLE.get(verdict, '')}]{escape(format_verdict(result, index))}[/]",
             format_article(step),
             checks if not step["checks"] else f"[{'green' if ok else 'red'}]{escape(checks)}[/]",
         )

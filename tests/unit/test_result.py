@@ -1,0 +1,59 @@
+"""result.json from samples: ratios against the step each step derives from, sweeps."""
+
+from pathlib import Path
+
+from pgopt.lab import load_lab
+from pgopt.outcomes import ExperimentOutcome, RunRecord, StepOutcome
+from pgopt.params import resolve_params
+from pgopt.result import build_result
+
+from .test_lab_load import write_lab
+
+
+def outcome_with(folder: Path, medians: dict[str, float]) -> ExperimentOutcome:
+    lab = load_lab(write_lab(folder))
+    steps = []
+    for step in lab.steps:
+        value = medians[step.name]
+        runs = [RunRecord(step.name, rep, value * f) for rep, f in ((1, 0.99), (2, 1.0), (3, 1.01))]
+        steps.append(StepOutcome(step, runs=runs))
+    return ExperimentOutcome(
+        lab=lab,
+        params=resolve_params(lab),
+        started_at="2026-01-01T00:00:00Z",
+        duration_s=1.0,
+        steps=steps,
+        target={"kind": "embedded"},
+        variables={},
+    )
+
+
+def test_verdicts_compare_with_the_step_each_derives_from(tmp_path: Path) -> None:
+    # baseline -> async -> cluster; the sweep derives from the baseline (`from`)
+    medians = {
+        "baseline": 100.0,
+        "async": 200.0,
+        "cluster": 400.0,
+        "sweep-c1": 50.0,
+        "sweep-c4": 110.0,
+    }
+    result = build_result(outcome_with(tmp_path / "lab", medians), command="pgopt lab run x")
+    steps = {s["name"]: s for s in result["steps"]}
+    assert steps["baseline"]["compared_with"] is None
+    assert steps["baseline"]["verdict_vs_previous"] == "n/a"
+    assert steps["cluster"]["compared_with"] == "async"
+    assert steps["cluster"]["verdict_vs_previous"] == "faster"
+    # against the baseline (its `from`), not against cluster just above it
+    assert steps["sweep-c1"]["compared_with"] == "baseline"
+    assert steps["sweep-c1"]["ratio_vs_previous"]["median"] == 0.5
+    assert steps["sweep-c4"]["verdict_vs_previous"] == "faster"
+    assert result["sweeps"] == [
+        {
+            "name": "sweep",
+            "points": [{"clients": 1, "median": 50.0}, {"clients": 4, "median": 110.0}],
+            "best_clients": 4,
+            "knee_clients": 4,
+        }
+    ]
+    assert steps["async"]["reported"]["ratio_vs_baseline"] == 2.5
+    assert result["schema"] == "pgopt.lab-result/1" and result["passed"] is True
