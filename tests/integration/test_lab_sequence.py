@@ -105,6 +105,7 @@ def test_values_are_unique_and_the_metric_is_values_per_second(
         for run in step["runs"]:
             assert run["value"] == pytest.approx(run["tps"] * spec.per_transaction), name
     # every uniqueness run stored what its clients drew, from several clients at once
+    # (exactly: --quick has no warm-up, which would store a second's worth more)
     for name in ("unique_nocache", "unique_cache", "unique_hilo"):
         spec, facts = lab.step(name), by_name[name]["facts"]
         assert spec.transactions is not None
