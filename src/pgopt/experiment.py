@@ -176,7 +176,9 @@ class Experiment:
             self._apply_schema(first)
         if self.params.warmup_s > 0:
             for step in segment:
-                if not step.fresh and not step.phases and step.probe is None:
+                # fixed-count runs (`transactions`) stay exact: no warm-up adds rows
+                timed_by_pgbench = not step.phases and step.probe is None
+                if not step.fresh and timed_by_pgbench and step.transactions is None:
                     self._warm_up(step)
         for rep, step in interleaved(segment, self.params.reps):
             outcomes[step.name].runs.append(self._timed_run(step, rep))

@@ -479,6 +479,11 @@ def _with_changes(step: Step, parent: Step | None) -> Step:
                 changes[key] = sorted(mine) if key == "monitor" else _plain(mine)
     if step.schema:
         changes["schema"] = [p.name for p in step.schema]
+    if step.probe is not None:
+        changes.pop("scripts", None)
+        changes["probe"] = step.probe
+        if step.probe_args:
+            changes["probe_args"] = dict(step.probe_args)
     return Step(**{**step.__dict__, "changes": changes})
 
 

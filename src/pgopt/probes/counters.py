@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
+import psycopg
 import redis
 
 from . import Probe, ProbeContext
@@ -73,29 +75,33 @@ def redis_incr_pipelined(ctx: ProbeContext) -> float:
         client.close()
 
 
-def _sequence(ctx: ProbeContext) -> str:
-    return str(ctx.args.get("sequence", "seq"))
+def _sequence_oid(conn: psycopg.Connection[Any], ctx: ProbeContext) -> int:
+    """The sequence named in probe_args, resolved once (not per call)."""
+    row = conn.execute(
+        "select %s::regclass::oid", [str(ctx.args.get("sequence", "seq"))]
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
 
 
 def nextval(ctx: ProbeContext) -> float:
-    """`select nextval(...)` one by one, prepared, from one psycopg connection."""
+    """`select nextval(oid)` one by one, prepared, from one psycopg connection."""
     with ctx.target.connect() as conn:
         cur = conn.cursor()
-        args = (_sequence(ctx),)
+        args = (_sequence_oid(conn, ctx),)
+        query = "select nextval(%s::oid)"
         return _timed_loop(
-            ctx.duration_s,
-            1,
-            lambda: cur.execute("select nextval(%s::regclass)", args, prepare=True).fetchone(),
+            ctx.duration_s, 1, lambda: cur.execute(query, args, prepare=True).fetchone()
         )
 
 
 def nextval_batch(ctx: ProbeContext) -> float:
-    """`batch` values per call: `select nextval(...) from generate_series(1, batch)`."""
+    """`batch` values per call: `select nextval(oid) from generate_series(1, batch)`."""
     batch = int(ctx.args.get("batch", 1000))
     with ctx.target.connect() as conn:
         cur = conn.cursor()
-        args = (_sequence(ctx), batch)
-        query = "select nextval(%s::regclass) from generate_series(1, %s)"
+        args = (_sequence_oid(conn, ctx), batch)
+        query = "select nextval(%s::oid) from generate_series(1, %s)"
         return _timed_loop(
             ctx.duration_s, batch, lambda: cur.execute(query, args, prepare=True).fetchall()
         )
