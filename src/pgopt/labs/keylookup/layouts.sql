@@ -2,6 +2,8 @@
 -- measured interleaved with the baseline (A B A B), not one after another.
 set max_parallel_workers_per_gather = 0;
 set synchronize_seqscans = off;
+-- Index builds and CLUSTER sort in memory rather than in temporary files.
+set maintenance_work_mem = '256MB';
 drop table if exists test_clustered, test_covering, test_brin, test_array, test_jsonb cascade;
 drop type if exists test_row cascade;
 

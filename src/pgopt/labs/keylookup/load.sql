@@ -8,6 +8,8 @@ drop table if exists test, kl_params cascade;
 -- Serial and in physical order: no parallel workers reshuffling rows while copying.
 set max_parallel_workers_per_gather = 0;
 set synchronize_seqscans = off;
+-- Index builds and CLUSTER sort in memory rather than in temporary files.
+set maintenance_work_mem = '256MB';
 
 create table kl_params as
   select :rows::bigint as rows, greatest(:rows / 10000, 1)::int as keys;

@@ -8,6 +8,8 @@
 -- has room.
 set max_parallel_workers_per_gather = 0;
 set synchronize_seqscans = off;
+-- Index builds and CLUSTER sort in memory rather than in temporary files.
+set maintenance_work_mem = '256MB';
 drop table if exists test_ff100, test_ff80 cascade;
 
 -- Loaded in typeid order from test_clustered: the layout CLUSTER writes, with
