@@ -71,8 +71,13 @@ class Experiment:
         self._skipped: list[dict[str, str]] = []
 
     def _variables(self) -> dict[str, str]:
+        """The dataset's size variable, `scale`, and the lab's variables, which may be
+        computed from those (`keys = "{rows // 10000}"`)."""
         ds = self.lab.dataset
-        out = dict(ds.variables)
+        names: dict[str, float] = {"scale": self.params.scale}
+        if ds.variable:
+            names[ds.variable] = ds.size_at(self.params.scale)
+        out = {k: expressions.expand(v, names) for k, v in ds.variables.items()}
         out["scale"] = f"{self.params.scale:g}"
         if ds.variable:
             out[ds.variable] = str(ds.size_at(self.params.scale))
@@ -184,6 +189,8 @@ class Experiment:
             outcomes[step.name].runs.append(self._timed_run(step, rep))
         for step in segment:
             outcome = outcomes[step.name]
+            # facts and checks of a step are measured under that step's settings
+            self.target.apply_settings(self.settings(step))
             outcome.checks.extend(self._checks(step, "step"))
             if step.scripts and not step.phases:
                 failed = sum(r.pgbench.summary.failed for r in outcome.runs if r.pgbench)
@@ -195,6 +202,7 @@ class Experiment:
                     )
                 )
             outcome.facts.update(self._facts(step))
+            outcome.fact_units.update({f.name: f.unit for f in step.facts if f.unit})
 
     def _apply_schema(self, step: Step) -> None:
         for path in step.schema:

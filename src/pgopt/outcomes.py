@@ -58,6 +58,7 @@ class StepOutcome:
     runs: list[RunRecord] = field(default_factory=list)
     checks: list[CheckOutcome] = field(default_factory=list)
     facts: dict[str, str] = field(default_factory=dict)
+    fact_units: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

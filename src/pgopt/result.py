@@ -125,6 +125,7 @@ def _step(
         "latency_ms": _latency(outcome.runs),
         "checks": [{"name": c.name, "passed": c.passed, "detail": c.detail} for c in checks],
         "facts": outcome.facts,
+        "fact_units": outcome.fact_units,
         "runs": [_run(r) for r in outcome.runs],
         "warnings": warnings,
         "reported": _reported(outcome, baseline),

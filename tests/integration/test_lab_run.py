@@ -13,6 +13,7 @@ title = "engine test"
 variable = "rows"
 size = 1000
 setup = ["setup.sql"]
+variables = { half = "{rows // 2}" }
 [metric]
 name = "inserts"
 unit = "rows/s"
@@ -34,6 +35,9 @@ settings = { synchronous_commit = "off" }
 [[checks]]
 name = "every transaction inserted two rows"
 sql = "select count(*) % 2 = 0 from log"
+[[checks]]
+name = "computed variable"
+sql = "select :half = 500"
 [[checks]]
 name = "lookup table unchanged"
 sql = "select sum(k) from lookup"

@@ -144,3 +144,20 @@ def test_params_quick_and_overrides(tmp_path: Path) -> None:
     assert resolve_params(lab, reps=7, duration=3).reps == 7
     with pytest.raises(UsageError, match="--reps must be positive"):
         resolve_params(lab, reps=0)
+
+
+def test_dataset_variables_may_be_computed_and_facts_have_units(tmp_path: Path) -> None:
+    toml = MINIMAL.replace(
+        'setup = ["setup.sql"]', 'setup = ["setup.sql"]\nvariables = { keys = "{rows // 100}" }'
+    ).replace(
+        "reported = 100\n",
+        'reported = 100\nfacts = { size = { sql = "select 1", unit = "MB" }, n = "select 2" }\n',
+    )
+    lab = load_lab(write_lab(tmp_path / "mine", toml))
+    assert lab.dataset.variables == {"keys": "{rows // 100}"}
+    assert [(f.name, f.unit) for f in lab.baseline.facts] == [("size", "MB"), ("n", "")]
+    bad = MINIMAL.replace(
+        'setup = ["setup.sql"]', 'setup = ["setup.sql"]\nvariables = { k = "{x}" }'
+    )
+    with pytest.raises(LabError, match="field 'variables': k: unknown name 'x'"):
+        load_lab(write_lab(tmp_path / "bad", bad))

@@ -1,9 +1,11 @@
-"""Settings computed from the machine, e.g. `shared_buffers = "{ram_mb // 4}MB"`.
+"""Values computed at run time: settings from the machine (`shared_buffers =
+"{ram_mb // 4}MB"`), dataset variables from the dataset size (`"{rows // 10000}"`).
 
-A setting value may hold `{expression}` parts: integer arithmetic (+ - * // / %),
-`min(...)`, `max(...)`, numbers, and the names the engine provides (`ram_mb`,
-`cpus`). Expressions are parsed with `ast` and evaluated on a whitelist: a lab
-file cannot run code.
+A value may hold `{expression}` parts: integer arithmetic (+ - * // / %),
+`min(...)`, `max(...)`, numbers, and the names the engine provides (`ram_mb` and
+`cpus` for settings; the size variable and `scale` for dataset variables).
+Expressions are parsed with `ast` and evaluated on a whitelist: a lab file
+cannot run code.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import ast
 import operator
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from ..errors import LabError
 
@@ -63,9 +65,9 @@ def expand(value: str, names: Mapping[str, float]) -> str:
     return _PART.sub(one, value)
 
 
-def check(value: str) -> None:
-    """Validate a setting value at load time (with stand-in machine figures)."""
-    expand(value, {name: 1024.0 for name in NAMES})
+def check(value: str, names: Iterable[str] = NAMES) -> None:
+    """Validate a value at load time, with stand-in figures for `names`."""
+    expand(value, {name: 1024.0 for name in names})
 
 
 def resolve(settings: Mapping[str, str], names: Mapping[str, float]) -> dict[str, str]:

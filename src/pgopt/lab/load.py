@@ -187,6 +187,12 @@ def _dataset(t: _Table, folder: Path) -> Dataset:
     )
     if ds.variable is not None and ds.size == 0:
         raise t.fail("size", "is required when 'variable' is set")
+    known = ["scale", *([ds.variable] if ds.variable else [])]
+    for key, value in variables.items():
+        try:
+            expressions.check(value, known)
+        except LabError as e:
+            raise t.fail("variables", f"{key}: {e}") from None
     t.done()
     return ds
 
@@ -390,7 +396,7 @@ def _step(
     fresh = t.flag("fresh", parent.fresh if parent else False)
     per_tx = t.number("per_transaction", parent.per_transaction if parent else 1.0)
     transactions = t.integer("transactions", parent.transactions if parent else None)
-    facts = tuple(Fact(name=str(k), sql=_fact_sql(t, v)) for k, v in t.table("facts", {}).items())
+    facts = tuple(_fact(t, str(k), v) for k, v in t.table("facts", {}).items())
     background = (
         _background(t, folder) if t.has("background") else (parent.background if parent else None)
     )
@@ -456,9 +462,19 @@ def _background(t: _Table, folder: Path) -> Background:
     return background
 
 
+def _fact(t: _Table, name: str, value: Any) -> Fact:
+    """`name = "SQL"` or `name = { sql = "SQL", unit = "ms" }`."""
+    if isinstance(value, dict):
+        f = _Table(value, f"{t.where}: fact '{name}'")
+        fact = Fact(name=name, sql=f.text("sql"), unit=f.text("unit", ""))
+        f.done()
+        return fact
+    return Fact(name=name, sql=_fact_sql(t, value))
+
+
 def _fact_sql(t: _Table, value: Any) -> str:
     if not isinstance(value, str):
-        raise t.fail("facts", f"each fact is a SQL string, got {value!r}")
+        raise t.fail("facts", f"expected a SQL string (or {{ sql, unit }}), got {value!r}")
     return value
 
 

@@ -79,7 +79,11 @@ def phases(step: dict[str, Any]) -> list[Phase]:
 
 
 def facts(step: dict[str, Any]) -> list[tuple[str, str]]:
-    return [(str(k), str(v)) for k, v in (step.get("facts") or {}).items()]
+    units = step.get("fact_units") or {}
+    return [
+        (str(k), f"{v} {units[k]}" if k in units else str(v))
+        for k, v in (step.get("facts") or {}).items()
+    ]
 
 
 def latency(step: dict[str, Any]) -> dict[str, float | None] | None:
