@@ -18,8 +18,8 @@ variables = { half = "{rows // 2}" }
 name = "inserts"
 unit = "rows/s"
 [run]
-clients = 2
-duration = 2
+clients = 1
+duration = 3
 reps = 5
 warmup = 1
 [[steps]]
