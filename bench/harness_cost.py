@@ -14,7 +14,7 @@ from pathlib import Path
 from common import pgopt_run, report
 
 from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, find_binaries
-from pgopt.psql import run_sql_file
+from pgopt.psql import Psql
 from pgopt.target.embedded import EmbeddedTarget
 
 TABLES = Path(__file__).resolve().parent.parent / "src/pgopt/labs/smoke/pgbench_tables.sql"
@@ -34,16 +34,40 @@ def main() -> None:
             conn.execute("create database plain")
         env = {**server.client_env(), "PGDATABASE": "plain"}
         for _ in range(args.rounds):
-            result = pgopt_run(["smoke", "--dsn", dsn, "--steps", "baseline", "--reps", "1",
-                                "--duration", str(args.duration)])
+            result = pgopt_run(
+                [
+                    "smoke",
+                    "--dsn",
+                    dsn,
+                    "--steps",
+                    "baseline",
+                    "--reps",
+                    "1",
+                    "--duration",
+                    str(args.duration),
+                ]
+            )
             via_pgopt.append(result["steps"][0]["runs"][0]["tps"])  # type: ignore[index]
-            run_sql_file(binaries, env, TABLES, {"scale_factor": "1"}, what="setup")
+            Psql(binaries, env).run_file(TABLES, {"scale_factor": "1"}, what="setup")
             # pgopt warms up for 2 s before its timed run; so does the plain run
             for seconds in (2, args.duration):
                 proc = subprocess.run(
-                    [str(binaries.path("pgbench")), "-n", "-b", "tpcb-like", "-c", "2", "-j", "2",
-                     "-T", str(seconds)],
-                    env=env, capture_output=True, text=True, check=True,
+                    [
+                        str(binaries.path("pgbench")),
+                        "-n",
+                        "-b",
+                        "tpcb-like",
+                        "-c",
+                        "2",
+                        "-j",
+                        "2",
+                        "-T",
+                        str(seconds),
+                    ],
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=True,
                 )
             match = re.search(r"tps = ([0-9.]+)", proc.stdout)
             assert match is not None

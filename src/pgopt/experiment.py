@@ -28,7 +28,7 @@ from .params import RunParams, select_steps
 from .pgbench.background import BackgroundRun
 from .pgbench.command import PgbenchSpec, ScriptRef
 from .pgbench.runner import PgbenchResult, run_pgbench
-from .psql import query_value, run_program, run_sql_file, timed_sql
+from .psql import Psql
 from .store import save_raw
 from .target.base import Target
 
@@ -160,14 +160,11 @@ class Experiment:
         t0 = time.monotonic()
         variables = self.step_variables(step) if step else self.variables
         for path in ds.setup:
-            run_sql_file(
-                self.target.binaries, self.target.client_env(), path, variables, what="setup file"
-            )
+            self._psql().run_file(path, variables, what="setup file")
         if step is not None:
             return
         if ds.dump:
-            run_program(
-                self.target,
+            self._psql().program(
                 "pg_dump",
                 ["--format=custom", "--file", str(self.run_dir / DUMP_FILE)],
                 what="dataset dump",
@@ -207,9 +204,7 @@ class Experiment:
     def _apply_schema(self, step: Step) -> None:
         for path in step.schema:
             self.display.message(f"{step.name}: applying {path.name}")
-            run_sql_file(
-                self.target.binaries,
-                self.target.client_env(),
+            self._psql().run_file(
                 path,
                 self.step_variables(step),
                 what=f"step {step.name}: schema file",
@@ -305,6 +300,9 @@ class Experiment:
             )
         )
 
+    def _psql(self) -> Psql:
+        return Psql(self.target.binaries, self.target.client_env())
+
     def _observer(self) -> Observer:
         if self.__observer is None:
             self.__observer = Observer(self.target, sample_waits=self.params.sample_waits)
@@ -398,9 +396,7 @@ class Experiment:
         metric = self.lab.metric
         if metric.source == "sql":
             assert metric.sql is not None
-            text = query_value(
-                self.target.binaries,
-                self.target.client_env(),
+            text = self._psql().value(
                 metric.sql,
                 self.step_variables(step),
                 what=f"metric SQL of {step.name}",
@@ -412,7 +408,6 @@ class Experiment:
         return result.summary.tps * step.per_transaction
 
     def _phase_run(self, step: Step, rep: int, label: str) -> RunRecord:
-        env = self.target.client_env()
         variables = self.step_variables(step)
         timings: list[tuple[str, float]] = []
         for phase in step.phases:
@@ -421,9 +416,7 @@ class Experiment:
                 seconds = self._restore(step)
             else:
                 assert phase.sql is not None
-                seconds = timed_sql(
-                    self.target.binaries,
-                    env,
+                seconds = self._psql().timed(
                     phase.sql.read_text(),
                     variables,
                     what=f"step {step.name}: phase {phase.name}",
@@ -439,8 +432,7 @@ class Experiment:
         if not dump.exists():
             raise LabError(f"step {step.name}: a restore phase needs 'dump = true' in [dataset]")
         started = time.monotonic()
-        run_program(
-            self.target,
+        self._psql().program(
             "pg_restore",
             ["--no-owner", "--exit-on-error", str(dump)],
             what=f"step {step.name}: restore",
@@ -453,9 +445,7 @@ class Experiment:
         return [self._check(step, c) for c in self.lab.checks if c.after == after]
 
     def _check(self, step: Step, check: Check) -> CheckOutcome:
-        value = query_value(
-            self.target.binaries,
-            self.target.client_env(),
+        value = self._psql().value(
             check.sql,
             self.step_variables(step),
             what=f"check '{check.name}'",
@@ -484,9 +474,7 @@ class Experiment:
     def _facts(self, step: Step) -> dict[str, str]:
         out: dict[str, str] = {}
         for fact in step.facts:
-            out[fact.name] = query_value(
-                self.target.binaries,
-                self.target.client_env(),
+            out[fact.name] = self._psql().value(
                 fact.sql,
                 self.step_variables(step),
                 what=f"fact '{fact.name}'",
