@@ -11,7 +11,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from common import pgopt_run, report
+from common import pgopt_run, report, server_dsn
 
 from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, find_binaries
 from pgopt.psql import Psql
@@ -29,7 +29,7 @@ def main() -> None:
     via_pgopt: list[float] = []
     plain: list[float] = []
     with EmbeddedTarget(binaries) as server:
-        dsn = f"postgresql://postgres@127.0.0.1:{server.port}/postgres"
+        dsn = server_dsn(server)
         with server.connect("postgres") as conn:
             conn.execute("create database plain")
         env = {**server.client_env(), "PGDATABASE": "plain"}

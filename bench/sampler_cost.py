@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from common import pgopt_run, report
+from common import pgopt_run, report, server_dsn
 
 from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, find_binaries
 from pgopt.target.embedded import EmbeddedTarget
@@ -24,9 +24,20 @@ def main() -> None:
     on: list[float] = []
     off: list[float] = []
     with EmbeddedTarget(binaries) as server:
-        dsn = f"postgresql://postgres@127.0.0.1:{server.port}/postgres"
-        common = ["login", "--dsn", dsn, "--steps", "baseline", "--reps", "1",
-                  "--duration", str(args.duration), "--scale", str(args.scale)]
+        dsn = server_dsn(server)
+        common = [
+            "login",
+            "--dsn",
+            dsn,
+            "--steps",
+            "baseline",
+            "--reps",
+            "1",
+            "--duration",
+            str(args.duration),
+            "--scale",
+            str(args.scale),
+        ]
         for _ in range(args.rounds):
             for flags, samples in (([], on), (["--no-sampler"], off)):
                 result = pgopt_run(common + flags)

@@ -60,3 +60,10 @@ def test_extra_flags_are_checked() -> None:
         check_extra_args(["--file=/etc/passwd"])
     with pytest.raises(LabError, match="needs a value"):
         check_extra_args(["--rate"])
+
+
+def test_log_sampling_rate_only_below_one() -> None:
+    base = PgbenchSpec(scripts=(ScriptRef(builtin="select-only"),), log_prefix=Path("/r/log"))
+    assert not any(a.startswith("--sampling-rate") for a in build_args(Path("pgbench"), base))
+    sampled = PgbenchSpec(scripts=base.scripts, log_prefix=base.log_prefix, log_sampling_rate=0.05)
+    assert "--sampling-rate=0.05" in build_args(Path("pgbench"), sampled)

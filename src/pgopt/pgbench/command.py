@@ -52,6 +52,7 @@ class PgbenchSpec:
     variables: Mapping[str, str] = field(default_factory=dict)
     extra_args: tuple[str, ...] = ()
     log_prefix: Path | None = None
+    log_sampling_rate: float = 1.0  # share of transactions written to the -l log
     progress_interval_s: int = 1
     report_statements: bool = True
 
@@ -106,6 +107,8 @@ def build_args(pgbench: Path, spec: PgbenchSpec) -> list[str]:
         args.append("--report-per-command")
     if spec.log_prefix is not None:
         args += ["--log", f"--log-prefix={spec.log_prefix}"]
+        if spec.log_sampling_rate < 1.0:
+            args.append(f"--sampling-rate={spec.log_sampling_rate:.4g}")
     for name, value in sorted(spec.variables.items()):
         args += ["--define", f"{name}={value}"]
     for script in spec.scripts:
