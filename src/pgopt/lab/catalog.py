@@ -9,6 +9,7 @@ from .load import LAB_FILE, load_lab
 from .spec import Lab
 
 LABS_DIR = Path(__file__).resolve().parent.parent / "labs"
+# The article labs, in seed order: `lab run all` runs those that are installed.
 DEMO_ORDER = ("login", "queue", "batch", "keylookup", "sequence")
 
 
