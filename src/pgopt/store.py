@@ -42,7 +42,8 @@ def new_run_dir(lab: str, out: Path | None, runs_dir: Path = DEFAULT_RUNS_DIR) -
         (path / "raw").mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise UsageError(f"cannot create run folder {path}: {e.strerror}") from e
-    return path
+    # absolute: pgbench runs in its scripts' folder and writes its logs here
+    return path.resolve()
 
 
 def write_atomic(path: Path, text: str) -> None:

@@ -82,10 +82,13 @@ def test_user_lab_a_a_and_async_commit(tmp_path: Path, workdir: Path) -> None:
     assert len(raw) == 15 and raw[0].endswith(".pgbench.txt")
 
 
-def test_failed_check_exits_1(tmp_path: Path, workdir: Path) -> None:
+def test_failed_check_exits_1(
+    tmp_path: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     toml = LAB.replace("count(*) % 2 = 0", "count(*) < 0").replace("reps = 5", "reps = 1")
     lab = write_lab(tmp_path / "failing", toml)
     out = tmp_path / "out"
+    monkeypatch.chdir(tmp_path)  # a relative --out, as `make demo` writes to pgopt-runs/
     code = main(
         [
             "lab",
@@ -94,7 +97,7 @@ def test_failed_check_exits_1(tmp_path: Path, workdir: Path) -> None:
             "--workdir",
             str(workdir),
             "--out",
-            str(out),
+            "out",
             "--steps",
             "baseline",
             "--duration",
