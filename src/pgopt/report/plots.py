@@ -202,7 +202,9 @@ def throughput(result: dict[str, Any]) -> Plot | None:
             series.append((index, step["name"], typical, runs))
     if not series:
         return None
-    with _figure("throughput", 3.6) as (ax, out):
+    # the legend sits beside the axes: give it room when a lab has many steps
+    legend_rows = len(series) if len(series) <= 18 else (len(series) + 1) // 2
+    with _figure("throughput", max(3.6, 0.9 + 0.24 * legend_rows)) as (ax, out):
         for index, name, typical, runs in series:
             for run in runs:
                 t = [float(p[0]) for p in run["progress"]]
@@ -222,7 +224,12 @@ def throughput(result: dict[str, Any]) -> Plot | None:
         ax.set_xlabel("seconds into the run")
         ax.set_ylabel("pgbench tx/s")
         ax.set_ylim(bottom=0)
-        ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        ax.legend(
+            loc="upper left",
+            bbox_to_anchor=(1.0, 1.0),
+            ncols=1 if len(series) <= 18 else 2,
+            fontsize=9 if len(series) <= 18 else 8,
+        )
     return Plot(
         "throughput",
         "Throughput over time",
