@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .fmt import format_bytes, format_rate
+from .fmt import format_bytes, format_rate, format_seconds
 
 
 @dataclass(frozen=True)
@@ -159,3 +159,18 @@ def machine_parts(machine: dict[str, Any]) -> list[str]:
     if machine.get("python"):
         parts.append(f"Python {machine['python']}")
     return parts
+
+
+def run_facts(result: dict[str, Any]) -> list[str]:
+    """When, how long, on what: the line under a report's title (unescaped; the
+    article's seed file last, for the renderer to set as code)."""
+    target = result.get("target", {})
+    machine = result.get("machine", {})
+    out = [
+        f"started {result['started_at']}",
+        f"took {format_seconds(float(result.get('duration_s') or 0))}",
+        f"{target.get('kind', '?')} PostgreSQL {target.get('server_version', '?')}",
+    ]
+    if machine.get("cpus"):
+        out.append(f"{machine['cpus']} CPUs")
+    return out

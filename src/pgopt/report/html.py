@@ -22,7 +22,6 @@ from .fmt import (
     format_ms,
     format_rate,
     format_ratio,
-    format_seconds,
     format_value,
     verdict_reference,
 )
@@ -128,15 +127,7 @@ def render_html(result: dict[str, Any]) -> str:
 
 
 def _header(result: dict[str, Any]) -> list[str]:
-    target = result.get("target", {})
-    machine = result.get("machine", {})
-    meta = [
-        f"started {e(result['started_at'])}",
-        f"took {format_seconds(float(result.get('duration_s') or 0))}",
-        f"{e(target.get('kind', '?'))} PostgreSQL {e(target.get('server_version', '?'))}",
-    ]
-    if machine.get("cpus"):
-        meta.append(f"{e(machine['cpus'])} CPUs")
+    meta = [e(fact) for fact in fields.run_facts(result)]
     if result.get("seed"):
         meta.append(f"article <code>{e(result['seed'])}</code>")
     out = [f"<h1>{e(result['lab'])}: {e(result['title'])}</h1>"]

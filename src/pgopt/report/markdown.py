@@ -19,7 +19,6 @@ from .fmt import (
     format_ms,
     format_rate,
     format_ratio,
-    format_seconds,
     format_value,
     format_verdict,
 )
@@ -71,15 +70,7 @@ def _header(result: dict[str, Any]) -> list[str]:
     lines = [f"# {text(result['lab'])}: {text(result['title'])}", ""]
     if result.get("description"):
         lines += [text(result["description"]), ""]
-    target = result.get("target", {})
-    machine = result.get("machine", {})
-    facts = [
-        f"started {text(result['started_at'])}",
-        f"took {format_seconds(float(result.get('duration_s') or 0))}",
-        f"{text(target.get('kind', '?'))} PostgreSQL {text(target.get('server_version', '?'))}",
-    ]
-    if machine.get("cpus"):
-        facts.append(f"{machine['cpus']} CPUs")
+    facts = [text(fact) for fact in fields.run_facts(result)]
     if result.get("seed"):
         facts.append(f"article {code(result['seed'])}")
     lines.append(" · ".join(facts))
