@@ -20,7 +20,7 @@ from psycopg import sql
 from . import guards, machine, probes
 from .errors import LabError
 from .lab import expressions
-from .lab.spec import Check, Lab, Step
+from .lab.spec import Check, Lab, Phase, Step
 from .monitor import SqlMonitor
 from .observe import Observer
 from .outcomes import CheckOutcome, Display, ExperimentOutcome, RunRecord, StepOutcome
@@ -238,9 +238,12 @@ class Experiment:
         started_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         contention = self._contention_warning(step)
         monitor = SqlMonitor(self.target, step.monitor)
+        preparation = [p for p in step.phases if not p.timed]
+        self._run_phases(step, preparation, label)
         with self._observer().run() as observation, monitor:
             if step.phases:
-                record = self._phase_run(step, rep, label)
+                timings = self._run_phases(step, [p for p in step.phases if p.timed], label)
+                record = RunRecord(step.name, rep, sum(s for _, s in timings), phases=timings)
             elif step.probe is not None:
                 self.display.run_started(step, label, self.params.duration_s)
                 value = probes.get(step.probe).run(self._probe_context(step))
@@ -421,10 +424,11 @@ class Experiment:
                 raise LabError(f"metric SQL returned {text!r}, not a number") from None
         return result.summary.tps * step.per_transaction
 
-    def _phase_run(self, step: Step, rep: int, label: str) -> RunRecord:
+    def _run_phases(self, step: Step, phases: list[Phase], label: str) -> list[tuple[str, float]]:
+        """Run `phases` in order; return each one's name and wall-clock seconds."""
         variables = self.step_variables(step)
         timings: list[tuple[str, float]] = []
-        for phase in step.phases:
+        for phase in phases:
             self.display.run_started(step, f"{label} {phase.name}", None)
             if phase.action == "restore":
                 seconds = self._restore(step)
@@ -436,9 +440,8 @@ class Experiment:
                     what=f"step {step.name}: phase {phase.name}",
                     cwd=phase.sql.parent,
                 )
-            if phase.timed:
-                timings.append((phase.name, seconds))
-        return RunRecord(step.name, rep, sum(s for _, s in timings), phases=timings)
+            timings.append((phase.name, seconds))
+        return timings
 
     def _restore(self, step: Step) -> float:
         """pg_restore of the dump taken after setup; the phase before empties the database."""

@@ -161,3 +161,36 @@ def test_dataset_variables_may_be_computed_and_facts_have_units(tmp_path: Path) 
     )
     with pytest.raises(LabError, match="field 'variables': k: unknown name 'x'"):
         load_lab(write_lab(tmp_path / "bad", bad))
+
+
+PHASED = """
+title = "Phased"
+
+[dataset]
+variable = "rows"
+size = 1000
+setup = ["setup.sql"]
+
+[metric]
+name = "total"
+source = "phases"
+
+[[steps]]
+name = "baseline"
+phases = [
+  { name = "reset", sql = "setup.sql", timed = false },
+  { name = "work", sql = "bench.sql" },
+]
+"""
+
+
+def test_untimed_phases_must_come_before_the_timed_ones(tmp_path: Path) -> None:
+    lab = load_lab(write_lab(tmp_path / "ok", PHASED))
+    assert [(p.name, p.timed) for p in lab.steps[0].phases] == [("reset", False), ("work", True)]
+    swapped = PHASED.replace(
+        '{ name = "reset", sql = "setup.sql", timed = false },\n  { name = "work", sql = "bench.sql" },',
+        '{ name = "work", sql = "bench.sql" },\n  { name = "reset", sql = "setup.sql", timed = false },',
+    )
+    assert swapped != PHASED
+    with pytest.raises(LabError, match="phase 2: field 'timed': untimed phases prepare a run"):
+        load_lab(write_lab(tmp_path / "bad", swapped))

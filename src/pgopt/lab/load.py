@@ -270,7 +270,10 @@ def _phases(t: _Table, folder: Path) -> tuple[Phase, ...]:
         if action is not None and action not in PHASE_ACTIONS:
             raise p.fail("action", f"must be one of {', '.join(PHASE_ACTIONS)}")
         sql = None if action else _file(p, "sql", p.text("sql"), folder)
-        out.append(Phase(name=name, sql=sql, action=action, timed=p.flag("timed", True)))
+        timed = p.flag("timed", True)
+        if not timed and any(o.timed for o in out):
+            raise p.fail("timed", "untimed phases prepare a run: put them before the timed ones")
+        out.append(Phase(name=name, sql=sql, action=action, timed=timed))
         p.done()
     return tuple(out)
 
