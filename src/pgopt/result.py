@@ -131,7 +131,7 @@ def _step(
         "reported": _reported(outcome, baseline),
     }
     if any(r.phases for r in outcome.runs):
-        result["phases"] = _phases(outcome.runs, seed)
+        result["phases"] = _phases(outcome.runs, previous.runs if previous else [], seed)
     tps = [r.tps for r in outcome.runs if r.tps is not None]
     if tps:
         result["tps"] = {"median": stats.median(tps), "samples": tps}
@@ -227,20 +227,31 @@ def _latency(runs: list[RunRecord]) -> dict[str, float | None] | None:
     }
 
 
-def _phases(runs: list[RunRecord], seed: int) -> list[dict[str, Any]]:
-    names = [name for name, _ in runs[0].phases]
+def _phases(
+    runs: list[RunRecord], previous_runs: list[RunRecord], seed: int
+) -> list[dict[str, Any]]:
+    """Each timed phase's median seconds, and its ratio to the same phase in the step
+    this one derives from, with a verdict (fewer seconds is faster)."""
+
+    def samples_of(records: list[RunRecord], name: str) -> list[float]:
+        return [s for r in records for n, s in r.phases if n == name]
+
     out = []
-    for name in names:
-        samples = [s for r in runs for n, s in r.phases if n == name]
+    for name, _ in runs[0].phases:
+        samples = samples_of(runs, name)
         interval = stats.bootstrap_median(samples, seed=seed)
-        out.append(
-            {
-                "name": name,
-                "seconds": round(interval.median, 3),
-                "ci95": [round(interval.low, 3), round(interval.high, 3)],
-                "samples": [round(s, 3) for s in samples],
-            }
-        )
+        phase: dict[str, Any] = {
+            "name": name,
+            "seconds": round(interval.median, 3),
+            "ci95": [round(interval.low, 3), round(interval.high, 3)],
+            "samples": [round(s, 3) for s in samples],
+        }
+        before = samples_of(previous_runs, name)
+        if before:
+            ratio = stats.bootstrap_ratio(samples, before, seed=seed)
+            phase["ratio_vs_previous"] = ratio.as_dict()
+            phase["verdict_vs_previous"] = stats.verdict(ratio, higher_is_better=False)
+        out.append(phase)
     return out
 
 

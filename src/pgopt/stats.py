@@ -2,7 +2,8 @@
 
 Pure functions over lists of floats, seeded for reproducibility. A change is
 called `faster` or `slower` only when the 95% interval of the ratio of medians
-excludes 1; otherwise it is `no-change`.
+excludes 1; otherwise it is `no-change`. With a single run on either side there
+is no interval to speak of, and the verdict is `n/a`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ class Interval:
     median: float
     low: float
     high: float
+    supports_verdict: bool = True  # False when a side had a single run
 
     def as_dict(self) -> dict[str, object]:
         return {"median": self.median, "ci95": [self.low, self.high]}
@@ -75,7 +77,7 @@ def bootstrap_ratio(
         raise ValueError("ratio against a zero median")
     ratio = median(numerator) / base
     if len(numerator) == 1 and len(denominator) == 1:
-        return Interval(ratio, ratio, ratio)
+        return Interval(ratio, ratio, ratio, supports_verdict=False)
     rng = random.Random(seed)
     ratios: list[float] = []
     for _ in range(BOOTSTRAP_RESAMPLES):
@@ -84,11 +86,15 @@ def bootstrap_ratio(
         if d != 0:
             ratios.append(n / d)
     low, high = _percentile_interval(ratios)
-    return Interval(ratio, low, high)
+    enough = len(numerator) > 1 and len(denominator) > 1
+    return Interval(ratio, low, high, supports_verdict=enough)
 
 
 def verdict(ratio: Interval, *, higher_is_better: bool) -> str:
-    """`faster`/`slower` only when the interval excludes 1; else `no-change`."""
+    """`faster`/`slower` only when the interval excludes 1; else `no-change`;
+    `n/a` when a side had a single run."""
+    if not ratio.supports_verdict:
+        return NOT_APPLICABLE
     if not ratio.excludes(1.0):
         return NO_CHANGE
     better = ratio.low > 1.0 if higher_is_better else ratio.high < 1.0

@@ -187,10 +187,9 @@ phases = [
 def test_untimed_phases_must_come_before_the_timed_ones(tmp_path: Path) -> None:
     lab = load_lab(write_lab(tmp_path / "ok", PHASED))
     assert [(p.name, p.timed) for p in lab.steps[0].phases] == [("reset", False), ("work", True)]
-    swapped = PHASED.replace(
-        '{ name = "reset", sql = "setup.sql", timed = false },\n  { name = "work", sql = "bench.sql" },',
-        '{ name = "work", sql = "bench.sql" },\n  { name = "reset", sql = "setup.sql", timed = false },',
-    )
+    reset = '{ name = "reset", sql = "setup.sql", timed = false },'
+    work = '{ name = "work", sql = "bench.sql" },'
+    swapped = PHASED.replace(f"{reset}\n  {work}", f"{work}\n  {reset}")
     assert swapped != PHASED
     with pytest.raises(LabError, match="phase 2: field 'timed': untimed phases prepare a run"):
         load_lab(write_lab(tmp_path / "bad", swapped))

@@ -105,6 +105,27 @@ def test_markdown_renders_optional_parts_when_present(enriched: dict[str, Any]) 
     assert "> **A check failed**" in md
 
 
+def test_phase_table_marks_phases_that_got_slower_or_faster(enriched: dict[str, Any]) -> None:
+    enriched["steps"][2]["phases"] = [
+        {"name": "restore", "seconds": 30.0, "verdict_vs_previous": "slower"},
+        {"name": "index", "seconds": 2.0, "verdict_vs_previous": "faster"},
+        {"name": HOSTILE, "seconds": 1.0, "verdict_vs_previous": "no-change"},
+    ]
+    names, rows = fields.phase_table(enriched)
+    assert names == ["restore", "index", HOSTILE]
+    assert [r.step for r in rows] == ["async_commit", "sel<b>only</b>"]
+    assert [fields.phase_cell(c) for c in rows[0].cells] == ["12.3", "4.10", "—"]
+    assert [fields.phase_cell(c) for c in rows[1].cells] == ["30.0 ▲", "2.00 ▼", "1.00"]
+    md = render_markdown(enriched)
+    assert "### Seconds per phase" in md
+    assert "| **sel&lt;b&gt;only&lt;/b&gt;** | 30.0 ▲ | 2.00 ▼ | 1.00 | 12.4k |" in md
+    page = render_html(enriched)
+    assert "<h3>Seconds per phase</h3>" in page
+    assert '<span class="verdict slower">30.0 ▲</span>' in page
+    assert "<script" not in page
+    assert fields.phase_table(load("smoke-a")) == ([], [])
+
+
 def test_markdown_escapes_lab_text(enriched: dict[str, Any]) -> None:
     md = render_markdown(enriched)
     assert "<script>" not in md and "<b>" not in md

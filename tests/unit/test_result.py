@@ -57,3 +57,26 @@ def test_verdicts_compare_with_the_step_each_derives_from(tmp_path: Path) -> Non
     ]
     assert steps["async"]["reported"]["ratio_vs_baseline"] == 2.5
     assert result["schema"] == "pgopt.lab-result/1" and result["passed"] is True
+
+
+def test_each_phase_gets_a_verdict_against_the_same_phase_of_the_step_before(
+    tmp_path: Path,
+) -> None:
+    outcome = outcome_with(
+        tmp_path / "lab",
+        {"baseline": 1.0, "async": 1.0, "cluster": 1.0, "sweep-c1": 1.0, "sweep-c4": 1.0},
+    )
+    seconds = {"baseline": (10.0, 50.0), "async": (20.0, 49.9)}  # (restore, update)
+    for step in outcome.steps[:2]:
+        restore, update = seconds[step.step.name]
+        for run, f in zip(step.runs, (0.98, 1.0, 1.02), strict=True):
+            run.phases = [("restore", restore * f), ("update", update * f)]
+            run.value = (restore + update) * f
+    steps = build_result(outcome, command="pgopt lab run x")["steps"]
+    baseline, async_ = steps[0]["phases"], steps[1]["phases"]
+    assert [p["name"] for p in baseline] == ["restore", "update"]
+    assert "verdict_vs_previous" not in baseline[0]
+    assert async_[0]["seconds"] == 20.0
+    assert async_[0]["ratio_vs_previous"]["median"] == 2.0
+    assert async_[0]["verdict_vs_previous"] == "slower"  # twice the seconds
+    assert async_[1]["verdict_vs_previous"] == "no-change"  # within the runs' spread

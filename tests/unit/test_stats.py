@@ -39,6 +39,17 @@ def test_verdicts_follow_the_interval() -> None:
     assert stats.verdict(stats.Interval(1.6, 1.5, 1.7), higher_is_better=False) == "slower"
 
 
+def test_a_single_run_on_either_side_gives_no_verdict() -> None:
+    # twice as fast, but one run against one (or against three) is no evidence of it
+    one_each = stats.bootstrap_ratio([200.0], [100.0])
+    assert one_each.median == 2.0
+    assert stats.verdict(one_each, higher_is_better=True) == "n/a"
+    one_side = stats.bootstrap_ratio([200.0], [99.0, 100.0, 101.0])
+    assert stats.verdict(one_side, higher_is_better=True) == "n/a"
+    enough = stats.bootstrap_ratio([199.0, 200.0], [99.0, 100.0, 101.0])
+    assert stats.verdict(enough, higher_is_better=True) == "faster"
+
+
 def test_a_a_comparison_is_no_change_in_19_of_20_simulations() -> None:
     """Two steps with identical settings: 5 noisy reps each, 20 seeded simulations."""
     rng = random.Random(2026)

@@ -485,7 +485,9 @@ def _with_changes(step: Step, parent: Step | None) -> Step:
     """Record what differs from the parent step, for reports and result.json."""
     changes: dict[str, Any] = {}
     if parent is None:
-        changes = {"settings": dict(step.settings), "mode": step.mode}
+        changes = {"settings": dict(step.settings)}
+        if not step.phases and step.probe is None:
+            changes["mode"] = step.mode
     else:
         changed_settings = {k: v for k, v in step.settings.items() if parent.settings.get(k) != v}
         if changed_settings:

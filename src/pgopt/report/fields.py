@@ -22,6 +22,55 @@ class Phase:
 
 
 @dataclass(frozen=True)
+class PhaseRow:
+    """One step's line of the phase table: each phase's median seconds and its
+    verdict against the same phase in the step this one derives from."""
+
+    step: str
+    cells: list[tuple[float, str] | None]
+    total: float
+
+
+PHASE_MARK = {"faster": "▼", "slower": "▲"}
+
+
+def phase_cell(cell: tuple[float, str] | None) -> str:
+    """'81.2 ▲': seconds, marked when the phase got slower (▲) or faster (▼)."""
+    if cell is None:
+        return "—"
+    seconds, verdict = cell
+    mark = PHASE_MARK.get(verdict)
+    return f"{format_rate(seconds)} {mark}" if mark else format_rate(seconds)
+
+
+def phase_table(result: dict[str, Any]) -> tuple[list[str], list[PhaseRow]]:
+    """The timed phases across steps (names in first-seen order), or ([], []) when
+    the lab is not timed by phase."""
+    names: list[str] = []
+    for step in result["steps"]:
+        names += [p["name"] for p in step.get("phases") or [] if p["name"] not in names]
+    rows = []
+    for step in result["steps"]:
+        by_name = {p["name"]: p for p in step.get("phases") or []}
+        if not by_name:
+            continue
+        cells: list[tuple[float, str] | None] = [
+            (float(by_name[n]["seconds"]), str(by_name[n].get("verdict_vs_previous", "n/a")))
+            if n in by_name
+            else None
+            for n in names
+        ]
+        rows.append(PhaseRow(step["name"], cells, float(step["metric"]["median"])))
+    return (names, rows) if rows else ([], [])
+
+
+PHASE_LEGEND = (
+    "Median seconds per phase; ▲ slower, ▼ faster than the same phase in the step it "
+    "derives from (only when the 95% interval of the ratio excludes 1)."
+)
+
+
+@dataclass(frozen=True)
 class ArticleRow:
     """One step's figure from the article beside ours."""
 

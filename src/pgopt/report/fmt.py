@@ -38,12 +38,13 @@ def format_ratio(ratio: dict[str, Any] | None) -> str:
     return f"×{ratio['median']:.2f} [{low:.2f}–{high:.2f}]"
 
 
-def format_changes(changes: dict[str, Any]) -> str:
-    """A short human description of what a step changed."""
+def format_changes(step: dict[str, Any]) -> str:
+    """A short human description of what a step changed, computed settings resolved."""
     parts: list[str] = []
-    for key, value in changes.items():
+    resolved = step.get("settings") or {}
+    for key, value in step["changes"].items():
         if key == "settings":
-            parts += [f"{k}={v}" for k, v in value.items()]
+            parts += [f"{k}={resolved.get(k, v)}" for k, v in value.items()]
         elif key == "mode":
             parts.append(f"-M {value}")
         elif key == "scripts":

@@ -91,6 +91,7 @@ def render_html(result: dict[str, Any]) -> str:
         *_header(result),
         "<h2>Summary</h2>",
         *_summary(result),
+        *_phase_table(result),
         *_listed("Client sweeps", fields.sweep_lines(result)),
         *_listed("Skipped steps", fields.skipped_lines(result)),
         *_plots(all_plots(result)),
@@ -162,7 +163,7 @@ def _summary(result: dict[str, Any]) -> list[str]:
             "<tr>"
             f'<td><span class="swatch" style="background:{color(i)}"></span>'
             f"<strong>{e(step['name'])}</strong></td>"
-            f"<td><code>{e(format_changes(step['changes']))}</code></td>"
+            f"<td><code>{e(format_changes(step))}</code></td>"
             f'<td class="num">{e(format_metric(step["metric"]))}</td>'
             f'<td class="num">{e(format_ratio(step["ratio_vs_baseline"]))}</td>'
             f"<td>{_verdict(step['verdict_vs_previous'], verdict_reference(result, i))}</td>"
@@ -182,6 +183,27 @@ def _summary(result: dict[str, Any]) -> list[str]:
         '<p class="caption">Median ± 95% interval half-width; × baseline with its 95% '
         "interval; verdict vs the step it derives from, called only when the interval "
         "excludes 1.</p>",
+    ]
+
+
+def _phase_table(result: dict[str, Any]) -> list[str]:
+    names, rows = fields.phase_table(result)
+    if not rows:
+        return []
+
+    def cell(c: tuple[float, str] | None) -> str:
+        text = e(fields.phase_cell(c))
+        return f'<span class="verdict {e(c[1])}">{text}</span>' if c else text
+
+    table = [
+        [f"<strong>{e(r.step)}</strong>", *(cell(c) for c in r.cells), format_rate(r.total)]
+        for r in rows
+    ]
+    header = ["step", *(e(n) for n in names), "total"]
+    return [
+        "<h3>Seconds per phase</h3>",
+        _table(header, table, set(range(1, len(names) + 2))),
+        f'<p class="caption">{e(fields.PHASE_LEGEND)}</p>',
     ]
 
 
@@ -225,7 +247,7 @@ def _step(index: int, step: dict[str, Any]) -> str:
     metric = step["metric"]
     low, high = metric["ci95"]
     samples = ", ".join(format_rate(v) for v in metric["samples"])
-    changed = f"<code>{e(format_changes(step['changes']))}</code>"
+    changed = f"<code>{e(format_changes(step))}</code>"
     if step.get("clients"):
         changed += f" · {e(step['clients'])} clients"
     items = [

@@ -55,6 +55,7 @@ def _table(header: list[str], rows: list[list[str]], align: str = "") -> list[st
 def render_markdown(result: dict[str, Any]) -> str:
     lines = _header(result)
     lines += ["", "## Summary", "", *_summary(result)]
+    lines += _phase_table(result)
     lines += _listed("Client sweeps", fields.sweep_lines(result))
     lines += _listed("Skipped steps", fields.skipped_lines(result))
     for index, step in enumerate(result["steps"], 1):
@@ -91,7 +92,7 @@ def _summary(result: dict[str, Any]) -> list[str]:
         rows.append(
             [
                 f"**{text(step['name'])}**",
-                code(format_changes(step["changes"]), in_table=True),
+                code(format_changes(step), in_table=True),
                 format_metric(step["metric"]),
                 format_ratio(step["ratio_vs_baseline"]),
                 text(format_verdict(result, index)),
@@ -107,6 +108,25 @@ def _summary(result: dict[str, Any]) -> list[str]:
     ]
 
 
+def _phase_table(result: dict[str, Any]) -> list[str]:
+    names, rows = fields.phase_table(result)
+    if not rows:
+        return []
+    table = [
+        [f"**{text(r.step)}**", *(fields.phase_cell(c) for c in r.cells), format_rate(r.total)]
+        for r in rows
+    ]
+    header = ["step", *(text(n) for n in names), "total"]
+    return [
+        "",
+        "### Seconds per phase",
+        "",
+        *_table(header, table, "l" + "r" * (len(names) + 1)),
+        "",
+        fields.PHASE_LEGEND,
+    ]
+
+
 def _listed(title: str, items: list[str]) -> list[str]:
     return ["", f"**{title}:**", "", *(f"- {text(item)}" for item in items)] if items else []
 
@@ -117,7 +137,7 @@ def _step(index: int, step: dict[str, Any]) -> list[str]:
     lines = [f"### {index}. {text(fields.step_label(step))}", ""]
     if step.get("note"):
         lines += [text(step["note"]), ""]
-    changed = code(format_changes(step["changes"]))
+    changed = code(format_changes(step))
     if step.get("clients"):
         changed += f" · {step['clients']} clients"
     samples = ", ".join(format_rate(v) for v in metric["samples"])

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from . import fields
 from .fmt import (
     format_article,
     format_changes,
@@ -19,6 +20,7 @@ from .fmt import (
 )
 
 VERDICT_STYLE = {"faster": "bold green", "slower": "bold red", "no-change": "yellow", "n/a": "dim"}
+PHASE_STYLE = {"faster": "green", "slower": "red"}
 
 
 def summary_table(result: dict[str, Any]) -> Table:
@@ -42,7 +44,7 @@ def summary_table(result: dict[str, Any]) -> Table:
         checks, ok = format_checks(step)
         table.add_row(
             escape(step["name"]),
-            escape(format_changes(step["changes"])),
+            escape(format_changes(step)),
             format_metric(step["metric"]),
             format_ratio(step["ratio_vs_baseline"]),
             f"[{VERDICT_STYLE.get(verdict, '')}]{escape(format_verdict(result, index))}[/]",
@@ -52,8 +54,30 @@ def summary_table(result: dict[str, Any]) -> Table:
     return table
 
 
+def phase_table(result: dict[str, Any]) -> Table | None:
+    """Seconds per phase and step, for labs timed by phase."""
+    names, rows = fields.phase_table(result)
+    if not rows:
+        return None
+    table = Table(caption=fields.PHASE_LEGEND, caption_justify="left")
+    table.add_column("step")
+    for name in [*names, "total"]:
+        table.add_column(escape(name), justify="right")
+    for row in rows:
+        cells = [fields.phase_cell(c) for c in row.cells]
+        styled = [
+            f"[{PHASE_STYLE[c[1]]}]{cell}[/]" if c and c[1] in PHASE_STYLE else cell
+            for c, cell in zip(row.cells, cells, strict=True)
+        ]
+        table.add_row(escape(row.step), *styled, format_rate(row.total))
+    return table
+
+
 def print_summary(console: Console, result: dict[str, Any]) -> None:
     console.print(summary_table(result))
+    phases = phase_table(result)
+    if phases is not None:
+        console.print(phases)
     for skipped in result.get("skipped", []):
         console.print(
             f"[dim]skipped {escape(skipped['name'])}: {escape(skipped['reason'])}[/]",
