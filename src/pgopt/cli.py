@@ -170,9 +170,10 @@ def _run_one(item: Any, options: dict[str, Any]) -> bool:
     target = _make_target(options, display.message)
     run_dir = new_run_dir(item.name, options["out_dir"])
     with target:
+        per_run = "" if item.metric.source == "phases" else f" × {params.duration_s}s"
         display.message(
             f"{target.kind} PostgreSQL {target.server_version}, "
-            f"{len(params.steps)} steps × {params.reps} reps × {params.duration_s}s, "
+            f"{len(params.steps)} steps × {params.reps} reps{per_run}, "
             f"scale {params.scale:g}; results in {run_dir}"
         )
         experiment = Experiment(item, params, target, run_dir, display)

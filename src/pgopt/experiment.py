@@ -238,11 +238,12 @@ class Experiment:
         started_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         contention = self._contention_warning(step)
         monitor = SqlMonitor(self.target, step.monitor)
-        preparation = [p for p in step.phases if not p.timed]
-        self._run_phases(step, preparation, label)
+        if step.phases:
+            self.display.run_started(step, label, None)
+            self._run_phases(step, [p for p in step.phases if not p.timed])
         with self._observer().run() as observation, monitor:
             if step.phases:
-                timings = self._run_phases(step, [p for p in step.phases if p.timed], label)
+                timings = self._run_phases(step, [p for p in step.phases if p.timed])
                 record = RunRecord(step.name, rep, sum(s for _, s in timings), phases=timings)
             elif step.probe is not None:
                 self.display.run_started(step, label, self.params.duration_s)
@@ -424,12 +425,12 @@ class Experiment:
                 raise LabError(f"metric SQL returned {text!r}, not a number") from None
         return result.summary.tps * step.per_transaction
 
-    def _run_phases(self, step: Step, phases: list[Phase], label: str) -> list[tuple[str, float]]:
+    def _run_phases(self, step: Step, phases: list[Phase]) -> list[tuple[str, float]]:
         """Run `phases` in order; return each one's name and wall-clock seconds."""
         variables = self.step_variables(step)
         timings: list[tuple[str, float]] = []
         for phase in phases:
-            self.display.run_started(step, f"{label} {phase.name}", None)
+            self.display.phase_started(phase.name)
             if phase.action == "restore":
                 seconds = self._restore(step)
             else:
@@ -440,6 +441,7 @@ class Experiment:
                     what=f"step {step.name}: phase {phase.name}",
                     cwd=phase.sql.parent,
                 )
+            self.display.phase_finished(phase.name, seconds)
             timings.append((phase.name, seconds))
         return timings
 

@@ -49,6 +49,15 @@ class ConsoleDisplay:
             f"{format_rate(sample.tps * per_transaction)}/s now"
         )
 
+    def phase_started(self, phase: str) -> None:
+        if self._status is not None:
+            self._status.update(f"{self._label} · {escape(phase)}")
+
+    def phase_finished(self, phase: str, seconds: float) -> None:
+        self.console.print(
+            f"[dim]{self._label} · {escape(phase)} {seconds:.1f}s[/]", highlight=False
+        )
+
     def run_finished(self, step: Step, label: str, value: float | None, unit: str) -> None:
         if self._status is not None:
             self._status.stop()
