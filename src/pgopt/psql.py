@@ -54,13 +54,25 @@ class Psql:
             raise LabError(f"{what} returned no row")
         return lines[-1].strip()
 
-    def program(self, program: str, args: list[str], *, what: str) -> None:
-        """Run a client program (pg_dump, pg_restore) against the lab database."""
+    def program(
+        self, program: str, args: list[str], *, what: str, tolerated: str | None = None
+    ) -> None:
+        """Run a client program (pg_dump, pg_restore) against the lab database.
+
+        With `tolerated`, a failure whose every error line contains that text counts
+        as success (pg_restore goes on past errors unless told --exit-on-error).
+        """
         self.binaries.require(program)
-        self._client([str(self.binaries.path(program)), *args], what=what)
+        self._client([str(self.binaries.path(program)), *args], what=what, tolerated=tolerated)
 
     def _client(
-        self, args: list[str], *, what: str, stdin: str | None = None, cwd: Path | None = None
+        self,
+        args: list[str],
+        *,
+        what: str,
+        stdin: str | None = None,
+        cwd: Path | None = None,
+        tolerated: str | None = None,
     ) -> str:
         try:
             result = subprocess.run(
@@ -76,7 +88,9 @@ class Psql:
             raise BinariesError(f"cannot run {Path(args[0]).name}: {e}") from e
         if result.returncode != 0:
             lines = result.stderr.strip().splitlines()
-            errors = [ln for ln in lines if "ERROR" in ln or "FATAL" in ln]
+            errors = [ln for ln in lines if "ERROR" in ln or "FATAL" in ln or "error:" in ln]
+            if tolerated and errors and all(tolerated in ln for ln in errors):
+                return result.stdout
             detail = (errors or lines or [f"exit code {result.returncode}"])[0]
             raise LabError(redactor(f"{what} failed: {detail.strip()}"))
         return result.stdout

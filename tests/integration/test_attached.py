@@ -124,6 +124,21 @@ def test_baseline_only_needs_no_flag(dsn: str, lab_dir: Path, tmp_path: Path) ->
     assert server_state(dsn) == before
 
 
+def test_batch_lab_dumps_and_restores_through_the_dsn(dsn: str, tmp_path: Path) -> None:
+    """The restore phase is pg_restore into pgopt's own database on the user's server,
+    from a dump kept in the run folder only while the run lasts."""
+    before = server_state(dsn)
+    out = tmp_path / "out"
+    args = ["lab", "run", "batch", "--quick", "--dsn", dsn, "--steps", "defaults"]
+    assert main([*args, "--out", str(out)]) == 0
+    result = json.loads((out / "result.json").read_text())
+    (step,) = result["steps"]
+    assert step["phases"][0]["name"] == "restore"
+    assert step["checks"] and all(c["passed"] for c in step["checks"]), step["checks"]
+    assert not list(out.glob("*.dump"))
+    assert server_state(dsn) == before
+
+
 def test_pg15_binaries_run_smoke(tmp_path: Path, workdir: Path) -> None:
     """`--pg-bin` with Debian's PostgreSQL 15, when it is installed."""
     pg15 = Path("/usr/lib/postgresql/15/bin")

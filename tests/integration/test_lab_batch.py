@@ -66,6 +66,7 @@ def batch_result(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     assert code == 0
+    assert not list(out.glob("*.dump")), "the dataset dump is removed when the run ends"
     result: dict[str, Any] = json.loads((out / "result.json").read_text())
     return result
 
