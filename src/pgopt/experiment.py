@@ -70,6 +70,7 @@ class Experiment:
         self._outcomes: dict[str, StepOutcome] = {}
         self.__observer: Observer | None = None
         self._skipped: list[dict[str, str]] = []
+        self._restart_refused = False
         self._warm_tps: dict[str, float] = {}
 
     def _variables(self) -> dict[str, str]:
@@ -218,11 +219,23 @@ class Experiment:
 
     # -- one run -------------------------------------------------------------
 
-    def _prepare(self, step: Step) -> None:
-        self.target.apply_settings(self.settings(step))
+    def _prepare(self, step: Step, *, timed: bool = False) -> None:
+        changes = self.target.apply_settings(self.settings(step))
+        if timed and self.params.restart and not any(c.needs_restart for c in changes):
+            self._restart_for_run()
         if step.fresh:
             self.setup_dataset(step)
             self._apply_schema(step)
+
+    def _restart_for_run(self) -> None:
+        """The lab's `restart = true`: a fresh postmaster for every timed run."""
+        if self.target.restart_for_run() or self._restart_refused:
+            return
+        self._restart_refused = True
+        self.display.message(
+            "this lab restarts the server before every run; pgopt never restarts "
+            "a server it did not start, so here the runs follow each other without it"
+        )
 
     def _warm_up(self, step: Step) -> None:
         self._prepare(step)
@@ -237,7 +250,7 @@ class Experiment:
         )
 
     def _timed_run(self, step: Step, rep: int) -> RunRecord:
-        self._prepare(step)
+        self._prepare(step, timed=True)
         label = f"rep {rep}/{self.params.reps}"
         started_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         contention = self._contention_warning(step)

@@ -24,6 +24,7 @@ class RunParams:
     sample_waits: bool = True
     ram_bytes: int = 0
     redis_url: str | None = None
+    restart: bool = False  # the lab restarts the server before every timed run
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -67,6 +68,7 @@ def resolve_params(
         sample_waits=sample_waits,
         ram_bytes=parse_size(ram) if ram else machine.memory_bytes(),
         redis_url=redis_url,
+        restart=base.restart,
     )
 
 

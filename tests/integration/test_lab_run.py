@@ -122,3 +122,31 @@ def test_bad_setting_name_fails_before_any_run(
     assert "pgopt: error: unknown setting 'synchronous_comit'" in err
     assert "rep 1" not in err
     assert list(workdir.iterdir()) == []
+
+
+@pytest.mark.parametrize("restart", [True, False])
+def test_restart_true_gives_every_timed_run_a_fresh_server(
+    tmp_path: Path, workdir: Path, restart: bool
+) -> None:
+    # three runs of steps with the same settings: only `restart = true` restarts
+    toml = LAB.replace("reps = 5", f"reps = 3\nrestart = {str(restart).lower()}")
+    toml = toml.replace('settings = { synchronous_commit = "off" }', "")
+    toml += """
+[[checks]]
+name = "every run saw a postmaster of its own"
+after = "run"
+sql = \"\"\"
+insert into starts values (pg_postmaster_start_time());
+select count(distinct t) = count(*) from starts
+\"\"\"
+"""
+    lab = write_lab(tmp_path / "restarts", toml)
+    with (lab / "setup.sql").open("a") as f:
+        f.write("create table starts (t timestamptz);\n")
+    out = tmp_path / "out"
+    args = ["lab", "run", str(lab), "--workdir", str(workdir), "--out", str(out)]
+    assert main([*args, "--steps", "baseline", "--duration", "1"]) == (0 if restart else 1)
+    result = json.loads((out / "result.json").read_text())
+    assert result["params"]["restart"] is restart
+    starts = [c for c in result["steps"][0]["checks"] if c["name"].startswith("every run saw")]
+    assert [c["passed"] for c in starts] == [True, restart, restart]

@@ -228,6 +228,7 @@ def _run(t: _Table, base: RunDefaults | None, *, quick: bool = False) -> RunDefa
             reps=2,
             warmup_s=1,
             scale=min(base.scale, 0.02),
+            restart=base.restart,
         )
     run = RunDefaults(
         clients=t.integer("clients", fallback.clients),
@@ -236,6 +237,7 @@ def _run(t: _Table, base: RunDefaults | None, *, quick: bool = False) -> RunDefa
         reps=t.integer("reps", fallback.reps),
         warmup_s=t.integer("warmup", fallback.warmup_s, minimum=0),
         scale=t.number("scale", fallback.scale),
+        restart=t.flag("restart", fallback.restart),
     )
     t.done()
     return run

@@ -106,6 +106,7 @@ class RunDefaults:
     reps: int
     warmup_s: int
     scale: float
+    restart: bool = False  # restart the server before every timed run
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,11 @@ class Target(abc.ABC):
         params = {k: v for k, v in self.conninfo().items() if k != "password"}
         return make_conninfo(**{k: str(v) for k, v in params.items()})
 
+    def restart_for_run(self) -> bool:
+        """Restart the server so a run starts from a fresh postmaster; False where
+        pgopt may not (a server it did not start)."""
+        return False
+
     # -- settings ----------------------------------------------------------
 
     def setting_contexts(self) -> dict[str, str]:

@@ -279,6 +279,10 @@ class EmbeddedTarget(Target):
         self._stop()
         self._start()
 
+    def restart_for_run(self) -> bool:
+        self.restart()
+        return True
+
     def log_tail(self, lines: int = 15) -> str:
         try:
             text = self.log_file.read_text(errors="replace")
