@@ -197,6 +197,8 @@ def _reported(outcome: StepOutcome, baseline: StepOutcome) -> dict[str, Any] | N
     if mine is None:
         return None
     out: dict[str, Any] = {"value": mine.value, "unit": mine.unit, "note": mine.note}
+    if mine.phases:
+        out["phases"] = dict(mine.phases)
     if base is not None and base.value and base.unit == mine.unit:
         out["ratio_vs_baseline"] = mine.value / base.value
     return out

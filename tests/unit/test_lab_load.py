@@ -181,12 +181,16 @@ phases = [
   { name = "reset", sql = "setup.sql", timed = false },
   { name = "work", sql = "bench.sql" },
 ]
+reported = { value = 12, phases = { work = 12 } }
 """
 
 
 def test_untimed_phases_must_come_before_the_timed_ones(tmp_path: Path) -> None:
     lab = load_lab(write_lab(tmp_path / "ok", PHASED))
     assert [(p.name, p.timed) for p in lab.steps[0].phases] == [("reset", False), ("work", True)]
+    assert lab.steps[0].reported is not None and lab.steps[0].reported.phases == {"work": 12}
+    with pytest.raises(LabError, match="field 'reset': not a timed phase of this step"):
+        load_lab(write_lab(tmp_path / "untimed", PHASED.replace("{ work = 12 }", "{ reset = 1 }")))
     reset = '{ name = "reset", sql = "setup.sql", timed = false },'
     work = '{ name = "work", sql = "bench.sql" },'
     swapped = PHASED.replace(f"{reset}\n  {work}", f"{work}\n  {reset}")

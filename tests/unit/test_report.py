@@ -116,9 +116,16 @@ def test_phase_table_marks_phases_that_got_slower_or_faster(enriched: dict[str, 
     assert [r.step for r in rows] == ["async_commit", "sel<b>only</b>"]
     assert [fields.phase_cell(c) for c in rows[0].cells] == ["12.3", "4.10", "—"]
     assert [fields.phase_cell(c) for c in rows[1].cells] == ["30.0 ▲", "2.00 ▼", "1.00"]
+    assert rows[0].article is None  # the article gave no phase figures for it
+    enriched["steps"][2]["reported"]["phases"] = {"restore": 93, "index": 29.5}
+    (_, rows) = fields.phase_table(enriched)
+    assert fields.article_cells(rows[1]) == ["93", "29.5", "—", "5200"]
     md = render_markdown(enriched)
     assert "### Seconds per phase" in md
-    assert "| **sel&lt;b&gt;only&lt;/b&gt;** | 30.0 ▲ | 2.00 ▼ | 1.00 | 12.4k |" in md
+    assert (
+        "| **sel&lt;b&gt;only&lt;/b&gt;** | 30.0 ▲ | 2.00 ▼ | 1.00 | 12.4k |\n| *article* | 93 | 29.5 | — | 5200 |"
+        in md
+    )
     page = render_html(enriched)
     assert "<h3>Seconds per phase</h3>" in page
     assert '<span class="verdict slower">30.0 ▲</span>' in page

@@ -280,14 +280,23 @@ def _phases(t: _Table, folder: Path) -> tuple[Phase, ...]:
     return tuple(out)
 
 
-def _reported(t: _Table, unit: str) -> Reported | None:
+def _reported(t: _Table, unit: str, phases: tuple[Phase, ...]) -> Reported | None:
     value = t._get("reported", None)
     if value is None:
         return None
     if isinstance(value, int | float) and not isinstance(value, bool):
         return Reported(float(value), unit)
     r = _Table(value, f"{t.where}: field 'reported'")
-    rep = Reported(r.number("value"), r.text("unit", unit), r.text("note", ""))
+    timed = [p.name for p in phases if p.timed]
+    per_phase: dict[str, float] = {}
+    if r.has("phases"):
+        p = _Table(r._get("phases", None), f"{r.where}: field 'phases'")
+        for name in list(p.data):
+            if name not in timed:
+                raise p.fail(name, f"not a timed phase of this step ({', '.join(timed)})")
+            per_phase[name] = p.number(name)
+        p.done()
+    rep = Reported(r.number("value"), r.text("unit", unit), r.text("note", ""), per_phase)
     r.done()
     return rep
 
@@ -433,7 +442,7 @@ def _step(
         fresh=fresh,
         per_transaction=per_tx,
         transactions=transactions,
-        reported=_reported(t, metric.unit),
+        reported=_reported(t, metric.unit, phases),
         changes={},
         facts=facts,
         note=t.text("note", "").strip(),

@@ -16,6 +16,7 @@ class Reported:
     value: float
     unit: str
     note: str = ""
+    phases: dict[str, float] = field(default_factory=dict)  # seconds per timed phase
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,8 @@ class PhaseRow:
     step: str
     cells: list[tuple[float, str] | None]
     total: float
+    article: list[float | None] | None = None  # the article's seconds, when it gave them
+    article_total: float | None = None
 
 
 PHASE_MARK = {"faster": "▼", "slower": "▲"}
@@ -60,14 +62,31 @@ def phase_table(result: dict[str, Any]) -> tuple[list[str], list[PhaseRow]]:
             else None
             for n in names
         ]
-        rows.append(PhaseRow(step["name"], cells, float(step["metric"]["median"])))
+        reported = step.get("reported") or {}
+        theirs = reported.get("phases") or {}
+        rows.append(
+            PhaseRow(
+                step["name"],
+                cells,
+                float(step["metric"]["median"]),
+                [theirs.get(n) for n in names] if theirs else None,
+                float(reported["value"]) if theirs else None,
+            )
+        )
     return (names, rows) if rows else ([], [])
 
 
 PHASE_LEGEND = (
     "Median seconds per phase; ▲ slower, ▼ faster than the same phase in the step it "
-    "derives from (only when the 95% interval of the ratio excludes 1)."
+    "derives from (only when the 95% interval of the ratio excludes 1); under a step, "
+    "the article's own seconds for it, on its hardware."
 )
+
+
+def article_cells(row: PhaseRow) -> list[str]:
+    """The article's seconds for each phase and in total, '—' where it gave none."""
+    values = [*(row.article or []), row.article_total]
+    return [f"{v:g}" if v is not None else "—" for v in values]
 
 
 @dataclass(frozen=True)

@@ -112,10 +112,13 @@ def _phase_table(result: dict[str, Any]) -> list[str]:
     names, rows = fields.phase_table(result)
     if not rows:
         return []
-    table = [
-        [f"**{text(r.step)}**", *(fields.phase_cell(c) for c in r.cells), format_rate(r.total)]
-        for r in rows
-    ]
+    table = []
+    for r in rows:
+        table.append(
+            [f"**{text(r.step)}**", *(fields.phase_cell(c) for c in r.cells), format_rate(r.total)]
+        )
+        if r.article is not None:
+            table.append(["*article*", *fields.article_cells(r)])
     header = ["step", *(text(n) for n in names), "total"]
     return [
         "",

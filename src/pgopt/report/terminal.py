@@ -70,6 +70,8 @@ def phase_table(result: dict[str, Any]) -> Table | None:
             for c, cell in zip(row.cells, cells, strict=True)
         ]
         table.add_row(escape(row.step), *styled, format_rate(row.total))
+        if row.article is not None:
+            table.add_row(*(f"[dim]{c}[/]" for c in ["  article", *fields.article_cells(row)]))
     return table
 
 
