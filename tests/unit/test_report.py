@@ -122,10 +122,8 @@ def test_phase_table_marks_phases_that_got_slower_or_faster(enriched: dict[str, 
     assert fields.article_cells(rows[1]) == ["93", "29.5", "—", "5200"]
     md = render_markdown(enriched)
     assert "### Seconds per phase" in md
-    assert (
-        "| **sel&lt;b&gt;only&lt;/b&gt;** | 30.0 ▲ | 2.00 ▼ | 1.00 | 12.4k |\n| *article* | 93 | 29.5 | — | 5200 |"
-        in md
-    )
+    ours = "| **sel&lt;b&gt;only&lt;/b&gt;** | 30.0 ▲ | 2.00 ▼ | 1.00 | 12.4k |"
+    assert f"{ours}\n| *article* | 93 | 29.5 | — | 5200 |" in md
     page = render_html(enriched)
     assert "<h3>Seconds per phase</h3>" in page
     assert '<span class="verdict slower">30.0 ▲</span>' in page
