@@ -90,8 +90,13 @@ class Experiment:
         return {**self.variables, **step.variables, "clients": str(self.clients(step))}
 
     def settings(self, step: Step) -> dict[str, str]:
-        """The step's settings with machine figures filled in (`{ram_mb // 4}MB`)."""
-        names = {"ram_mb": self.params.ram_bytes / 2**20, "cpus": float(machine.cpu_count())}
+        """The step's settings with machine and dataset figures filled in
+        (`{ram_mb // 4}MB`, `{16 * scale}GB`)."""
+        names = {
+            "ram_mb": self.params.ram_bytes / 2**20,
+            "cpus": float(machine.cpu_count()),
+            "scale": self.params.scale,
+        }
         return expressions.resolve(step.settings, names)
 
     def clients(self, step: Step) -> int:

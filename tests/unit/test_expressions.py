@@ -16,6 +16,13 @@ def test_expand_the_articles_memory_profile() -> None:
     assert expressions.resolve({"work_mem": "{ram_mb // 64}MB"}, names) == {"work_mem": "128MB"}
 
 
+def test_settings_may_grow_with_the_dataset_scale() -> None:
+    expressions.check("{max(1, 16 * scale)}GB")  # a name settings may use
+    wal = "{max(1, 16 * scale)}GB"
+    assert expressions.expand(wal, {"scale": 2.0}) == "32GB"
+    assert expressions.expand(wal, {"scale": 0.01}) == "1GB"
+
+
 @pytest.mark.parametrize(
     ("value", "message"),
     [

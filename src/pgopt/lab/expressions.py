@@ -2,8 +2,9 @@
 "{ram_mb // 4}MB"`), dataset variables from the dataset size (`"{rows // 10000}"`).
 
 A value may hold `{expression}` parts: integer arithmetic (+ - * // / %),
-`min(...)`, `max(...)`, numbers, and the names the engine provides (`ram_mb` and
-`cpus` for settings; the size variable and `scale` for dataset variables).
+`min(...)`, `max(...)`, numbers, and the names the engine provides (`ram_mb`,
+`cpus` and `scale` for settings; the size variable and `scale` for dataset
+variables).
 Expressions are parsed with `ast` and evaluated on a whitelist: a lab file
 cannot run code.
 """
@@ -17,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from ..errors import LabError
 
-NAMES = ("ram_mb", "cpus")
+NAMES = ("ram_mb", "cpus", "scale")
 _PART = re.compile(r"\{([^{}]*)\}")
 _BINARY: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Add: operator.add,
