@@ -17,7 +17,7 @@ from pathlib import Path
 
 from psycopg import sql
 
-from . import guards, machine, probes
+from . import guards, machine, probes, stats
 from .errors import LabError
 from .lab import expressions
 from .lab.spec import Check, Lab, Phase, Step
@@ -34,6 +34,22 @@ from .target.base import Target
 
 DUMP_FILE = "dataset.dump"
 LATENCY_SAMPLES = 20_000
+
+
+def facts_over_runs(runs: list[RunRecord]) -> dict[str, str]:
+    """Each fact's median over the runs when every run gave a number, else the
+    last run's value."""
+    out: dict[str, str] = {}
+    for name in runs[-1].facts if runs else {}:
+        values = [r.facts.get(name, "") for r in runs]
+        try:
+            numbers = [float(v) for v in values]
+        except ValueError:
+            out[name] = values[-1]
+            continue
+        middle = stats.median(numbers)
+        out[name] = str(int(middle)) if middle.is_integer() else f"{middle:.6g}"
+    return out
 
 
 def segments(steps: list[Step]) -> list[list[Step]]:
@@ -210,7 +226,10 @@ class Experiment:
                         "" if failed == 0 else f"{failed} failed transactions",
                     )
                 )
-            outcome.facts.update(self._facts(step))
+            # a fresh step's data lives only until the next run: its facts were
+            # measured after each of its runs
+            facts = facts_over_runs(outcome.runs) if step.fresh else self._facts(step)
+            outcome.facts.update(facts)
             outcome.fact_units.update({f.name: f.unit for f in step.facts if f.unit})
 
     def _apply_schema(self, step: Step) -> None:
@@ -292,6 +311,8 @@ class Experiment:
         record.observation = observation
         record.warnings = self._run_warnings(record, contention)
         record.checks = self._checks(step, "run")
+        if step.fresh:
+            record.facts = self._facts(step)
         self.display.run_finished(step, label, record.value, self.lab.metric.unit)
         return record
 

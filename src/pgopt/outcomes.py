@@ -51,6 +51,7 @@ class RunRecord:
     warnings: list[str] = field(default_factory=list)
     background: PgbenchResult | None = None
     monitor: dict[str, list[list[float]]] = field(default_factory=dict)
+    facts: dict[str, str] = field(default_factory=dict)  # a fresh step's, after this run
 
 
 @dataclass

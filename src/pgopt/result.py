@@ -287,6 +287,8 @@ def _run(record: RunRecord) -> dict[str, Any]:
         out["background"] = {"tps": bg.tps, "transactions": bg.transactions, "failed": bg.failed}
     if record.monitor:
         out["monitor"] = record.monitor
+    if record.facts:
+        out["facts"] = record.facts
     out["waits"] = dict(record.observation.waits.most_common())
     out["stats"] = record.observation.stats
     out["warnings"] = record.warnings

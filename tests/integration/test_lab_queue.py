@@ -73,3 +73,10 @@ def test_steady_state_runs_producers_and_monitors_the_queue(tmp_path: Path, work
     depth = run["monitor"]["queue_depth"]
     assert len(depth) >= 3 and depth[0][0] < 1.0 < depth[-1][0]
     assert all(c["passed"] for c in steady["checks"])
+    # every order the producers brought is either processed or still queued
+    facts = steady["facts"]
+    produced, left = int(facts["produced"]), int(facts["left_queued"])
+    assert produced == run["background"]["transactions"]
+    assert 0 <= left <= produced + 1000  # the backlog of 1,000 it started with
+    assert steady["fact_units"] == {"wait_p50": "ms", "wait_p95": "ms"}
+    assert 0 <= float(facts["wait_p50"]) <= float(facts["wait_p95"])

@@ -156,6 +156,9 @@ def test_dataset_variables_may_be_computed_and_facts_have_units(tmp_path: Path) 
     lab = load_lab(write_lab(tmp_path / "mine", toml))
     assert lab.dataset.variables == {"keys": "{rows // 100}"}
     assert [(f.name, f.unit) for f in lab.baseline.facts] == [("size", "MB"), ("n", "")]
+    # the next step measures the same facts, and they are not something it changed
+    assert lab.step("async").facts == lab.baseline.facts
+    assert "facts" not in lab.step("async").changes
     bad = MINIMAL.replace(
         'setup = ["setup.sql"]', 'setup = ["setup.sql"]\nvariables = { k = "{x}" }'
     )

@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+from pgopt.experiment import facts_over_runs
 from pgopt.lab import load_lab
 from pgopt.outcomes import ExperimentOutcome, RunRecord, StepOutcome
 from pgopt.params import resolve_params
@@ -80,3 +81,11 @@ def test_each_phase_gets_a_verdict_against_the_same_phase_of_the_step_before(
     assert async_[0]["ratio_vs_previous"]["median"] == 2.0
     assert async_[0]["verdict_vs_previous"] == "slower"  # twice the seconds
     assert async_[1]["verdict_vs_previous"] == "no-change"  # within the runs' spread
+
+
+def test_facts_of_a_fresh_step_are_the_median_over_its_runs() -> None:
+    runs = [RunRecord("s", i, 1.0) for i in (1, 2, 3)]
+    for run, wait, kind in zip(runs, ("215", "180", "400"), ("x", "y", "z"), strict=True):
+        run.facts = {"wait_p50": wait, "kind": kind, "ratio": "0.5"}
+    assert facts_over_runs(runs) == {"wait_p50": "215", "kind": "z", "ratio": "0.5"}
+    assert facts_over_runs([]) == {}

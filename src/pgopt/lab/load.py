@@ -410,7 +410,12 @@ def _step(
     fresh = t.flag("fresh", parent.fresh if parent else False)
     per_tx = t.number("per_transaction", parent.per_transaction if parent else 1.0)
     transactions = t.integer("transactions", parent.transactions if parent else None)
-    facts = tuple(_fact(t, str(k), v) for k, v in t.table("facts", {}).items())
+    # facts are measured, not changed: inherited, but never part of `changes`
+    facts = (
+        tuple(_fact(t, str(k), v) for k, v in t.table("facts", {}).items())
+        if t.has("facts")
+        else (parent.facts if parent else ())
+    )
     background = (
         _background(t, folder) if t.has("background") else (parent.background if parent else None)
     )
