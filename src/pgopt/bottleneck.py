@@ -32,7 +32,7 @@ def describe_top(shares: Mapping[str, float]) -> str:
 
 def _compact(value: float) -> str:
     if abs(value) >= 1e6:
-        return f"{value / 1e6:.1f}M"
+        return f"{value / 1e6:.1f}M" if abs(value) < 1e9 else f"{value / 1e9:.1f}G"
     if abs(value) >= 1e3:
         return f"{value / 1e3:.1f}k"
     return f"{value:.1f}" if value % 1 else f"{value:.0f}"

@@ -6,6 +6,8 @@ the summary and result.json.
 
 from __future__ import annotations
 
+import re
+
 MIN_SECONDS = 10
 CLIENT_CPU_SATURATED = 0.9
 
@@ -46,13 +48,26 @@ def contention_warning(rows: int, clients: int, table: str) -> str | None:
     return None
 
 
+_FIGURE = re.compile(r"\d+")
+
+
 def merge(warnings: list[list[str]]) -> list[str]:
-    """Distinct warnings of several runs, with how many runs had each."""
-    counts: dict[str, int] = {}
+    """Distinct warnings of several runs, with how many runs had each; warnings that
+    differ only in their figures are one, with the figures' range ('54–59 checkpoints')."""
+    figures: dict[str, list[list[int]]] = {}
     for run in warnings:
         for w in run:
-            counts[w] = counts.get(w, 0) + 1
+            shape = _FIGURE.sub("\0", w)
+            figures.setdefault(shape, []).append([int(f) for f in _FIGURE.findall(w)])
     total = len(warnings)
-    return [
-        w if n == total or total == 1 else f"{w} ({n} of {total} runs)" for w, n in counts.items()
-    ]
+    out = []
+    for shape, seen in figures.items():
+        ranges = [
+            f"{min(values)}" if min(values) == max(values) else f"{min(values)}–{max(values)}"
+            for values in zip(*seen, strict=True)
+        ]
+        parts = shape.split("\0")
+        text = parts[0] + "".join(r + p for r, p in zip(ranges, parts[1:], strict=True))
+        n = len(seen)
+        out.append(text if n == total or total == 1 else f"{text} ({n} of {total} runs)")
+    return out

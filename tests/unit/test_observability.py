@@ -92,6 +92,10 @@ def test_why_line_names_what_moved() -> None:
     assert "WAL bytes/tx 1.2k -> 1.2k" in line
     first = bottleneck.why_line(before, None, {}, None)
     assert first == "CPU 41%, IO:WalSync 38%, Client:ClientRead 21%"
+    batch = bottleneck.why_line(
+        after, before, {"wal_bytes_per_run": 7.6e9}, {"wal_bytes_per_run": 33.6e9}
+    )
+    assert "WAL bytes/run 33.6G -> 7.6G" in batch
 
 
 def test_guards() -> None:
@@ -112,3 +116,10 @@ def test_guards() -> None:
     assert guards.contention_warning(10, 64, "t_order_q") is not None
     assert guards.contention_warning(1000, 64, "t_order_q") is None
     assert guards.merge([["a", "b"], ["a"]]) == ["a", "b (1 of 2 runs)"]
+    # the same warning with other figures is one line, with their range
+    ckpt = "{} checkpoint(s) started inside the timed run"
+    runs = [[ckpt.format(65)], [ckpt.format(54)], [ckpt.format(59), "run 3 of 10"]]
+    assert guards.merge(runs) == [
+        "54–65 checkpoint(s) started inside the timed run",
+        "run 3 of 10 (1 of 3 runs)",
+    ]

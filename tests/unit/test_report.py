@@ -127,6 +127,8 @@ def test_phase_table_marks_phases_that_got_slower_or_faster(enriched: dict[str, 
     page = render_html(enriched)
     assert "<h3>Seconds per phase</h3>" in page
     assert '<span class="verdict slower">30.0 ▲</span>' in page
+    assert '<td><span class="caption">article</span></td>' in page
+    assert '<td class="num"><span class="caption">29.5</span></td>' in page
     assert "<script" not in page
     assert fields.phase_table(load("smoke-a")) == ([], [])
 

@@ -195,10 +195,16 @@ def _phase_table(result: dict[str, Any]) -> list[str]:
         text = e(fields.phase_cell(c))
         return f'<span class="verdict {e(c[1])}">{text}</span>' if c else text
 
-    table = [
-        [f"<strong>{e(r.step)}</strong>", *(cell(c) for c in r.cells), format_rate(r.total)]
-        for r in rows
-    ]
+    def article(value: str) -> str:
+        return f'<span class="caption">{e(value)}</span>'
+
+    table = []
+    for r in rows:
+        table.append(
+            [f"<strong>{e(r.step)}</strong>", *(cell(c) for c in r.cells), format_rate(r.total)]
+        )
+        if r.article is not None:
+            table.append([article("article"), *(article(v) for v in fields.article_cells(r))])
     header = ["step", *(e(n) for n in names), "total"]
     return [
         "<h3>Seconds per phase</h3>",
