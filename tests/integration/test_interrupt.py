@@ -11,6 +11,10 @@ import pytest
 from .conftest import pgopt_processes
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_signal_mid_run_cleans_up(sig: signal.Signals, workdir: Path, tmp_path: Path) -> None:
     proc = subprocess.Popen(
@@ -32,6 +36,9 @@ def test_signal_mid_run_cleans_up(sig: signal.Signals, workdir: Path, tmp_path: 
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # as in a terminal: a suite started in the background (`make test &`)
+        # passes SIGINT on ignored, and Python then keeps ignoring it
+        preexec_fn=_default_sigint,
     )
     # wait until pgbench is running against the embedded server
     deadline = time.monotonic() + 60
