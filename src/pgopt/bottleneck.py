@@ -50,10 +50,10 @@ def why_line(
     else:
         names = {n for n, s in shares.items() if s >= NOTABLE_SHARE}
         names |= {n for n, s in previous_shares.items() if s >= NOTABLE_SHARE}
+        # largest move first; equal moves by name, so the line is the same every time
         moves = sorted(
             ((n, previous_shares.get(n, 0.0), shares.get(n, 0.0)) for n in names),
-            key=lambda m: abs(m[2] - m[1]),
-            reverse=True,
+            key=lambda m: (-round(abs(m[2] - m[1]), 4), m[0]),
         )
         parts = [
             f"{n} {a:.0%} -> {b:.0%}" for n, a, b in moves[:TOP] if abs(b - a) >= NOTABLE_CHANGE

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from contextlib import nullcontext
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -284,7 +285,8 @@ class Experiment:
             self._run_phases(step, [p for p in step.phases if not p.timed])
         with self._observer().run() as observation, monitor:
             if step.phases:
-                timings = self._run_phases(step, [p for p in step.phases if p.timed])
+                timed = [p for p in step.phases if p.timed]
+                timings = self._run_phases(step, timed, observed=True)
                 record = RunRecord(step.name, rep, sum(s for _, s in timings), phases=timings)
             elif step.probe is not None:
                 self.display.run_started(step, label, self.params.duration_s)
@@ -468,22 +470,26 @@ class Experiment:
                 raise LabError(f"metric SQL returned {text!r}, not a number") from None
         return result.summary.tps * step.per_transaction
 
-    def _run_phases(self, step: Step, phases: list[Phase]) -> list[tuple[str, float]]:
-        """Run `phases` in order; return each one's name and wall-clock seconds."""
+    def _run_phases(
+        self, step: Step, phases: list[Phase], *, observed: bool = False
+    ) -> list[tuple[str, float]]:
+        """Run `phases` in order; return each one's name and wall-clock seconds.
+        `observed` (inside the observer's run): each phase's waits and WAL are its own."""
         variables = self.step_variables(step)
         timings: list[tuple[str, float]] = []
         for phase in phases:
             self.display.phase_started(phase.name)
-            if phase.action == "restore":
-                seconds = self._restore(step)
-            else:
-                assert phase.sql is not None
-                seconds = self._psql().timed(
-                    phase.sql.read_text(),
-                    variables,
-                    what=f"step {step.name}: phase {phase.name}",
-                    cwd=phase.sql.parent,
-                )
+            with self._observer().phase(phase.name) if observed else nullcontext():
+                if phase.action == "restore":
+                    seconds = self._restore(step)
+                else:
+                    assert phase.sql is not None
+                    seconds = self._psql().timed(
+                        phase.sql.read_text(),
+                        variables,
+                        what=f"step {step.name}: phase {phase.name}",
+                        cwd=phase.sql.parent,
+                    )
             self.display.phase_finished(phase.name, seconds)
             timings.append((phase.name, seconds))
         return timings

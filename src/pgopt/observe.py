@@ -1,4 +1,5 @@
-"""Observe one timed run: wait-event samples plus statistics snapshots around it."""
+"""Observe one timed run: wait-event samples plus statistics snapshots around it,
+and for a run timed by phase, each phase's own waits and WAL."""
 
 from __future__ import annotations
 
@@ -8,9 +9,19 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import psycopg
+
 from . import snapshots
 from .sampler import WaitSampler
 from .target.base import Target
+
+
+@dataclass
+class PhaseObservation:
+    """What the server did during one phase of a run."""
+
+    waits: Counter[str] = field(default_factory=Counter)
+    wal_bytes: int = 0
 
 
 @dataclass
@@ -21,6 +32,7 @@ class Observation:
     samples: int = 0
     stats: dict[str, Any] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    phases: dict[str, PhaseObservation] = field(default_factory=dict)
 
 
 class Observer:
@@ -31,19 +43,46 @@ class Observer:
         self.sample_waits = sample_waits
         with target.connect() as conn:
             self.statements = snapshots.statements_available(conn)
+        self._conn: psycopg.Connection[Any] | None = None
+        self._sampler: WaitSampler | None = None
+        self._observation: Observation | None = None
 
     @contextmanager
     def run(self) -> Iterator[Observation]:
         obs = Observation()
         with self.target.connect() as conn:
-            before = snapshots.take(conn, statements=self.statements)
-            if self.sample_waits:
-                with WaitSampler(self.target) as sampler:
+            self._conn, self._observation = conn, obs
+            try:
+                before = snapshots.take(conn, statements=self.statements)
+                if self.sample_waits:
+                    with WaitSampler(self.target) as sampler:
+                        self._sampler = sampler
+                        yield obs
+                    obs.waits, obs.samples = sampler.counts, sampler.samples
+                    for name, counts in sampler.phase_counts.items():
+                        obs.phases.setdefault(name, PhaseObservation()).waits = counts
+                    if sampler.error:
+                        obs.problems.append(f"wait sampler stopped: {sampler.error}")
+                else:
                     yield obs
-                obs.waits, obs.samples = sampler.counts, sampler.samples
-                if sampler.error:
-                    obs.problems.append(f"wait sampler stopped: {sampler.error}")
-            else:
-                yield obs
-            after = snapshots.take(conn, statements=self.statements)
+                after = snapshots.take(conn, statements=self.statements)
+            finally:
+                self._conn = self._sampler = self._observation = None
         obs.stats = snapshots.delta(before, after)
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        """Within `run`: count the waits sampled and the WAL written meanwhile as `name`'s."""
+        if self._conn is None or self._observation is None:
+            raise RuntimeError("Observer.phase is only valid inside Observer.run")
+        conn, obs, sampler = self._conn, self._observation, self._sampler
+        start = snapshots.wal_position(conn)
+        if sampler is not None:
+            sampler.phase = name
+        try:
+            yield
+        finally:
+            if sampler is not None:
+                sampler.phase = None
+        phase = obs.phases.setdefault(name, PhaseObservation())
+        phase.wal_bytes = snapshots.wal_position(conn) - start

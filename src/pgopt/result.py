@@ -232,8 +232,9 @@ def _latency(runs: list[RunRecord]) -> dict[str, float | None] | None:
 def _phases(
     runs: list[RunRecord], previous_runs: list[RunRecord], seed: int
 ) -> list[dict[str, Any]]:
-    """Each timed phase's median seconds, and its ratio to the same phase in the step
-    this one derives from, with a verdict (fewer seconds is faster)."""
+    """Each timed phase's median seconds, its waits and WAL, and its ratio to the same
+    phase in the step this one derives from, with a verdict (fewer seconds is faster)
+    and a why-line."""
 
     def samples_of(records: list[RunRecord], name: str) -> list[float]:
         return [s for r in records for n, s in r.phases if n == name]
@@ -248,13 +249,40 @@ def _phases(
             "ci95": [round(interval.low, 3), round(interval.high, 3)],
             "samples": [round(s, 3) for s in samples],
         }
+        shares, figures = _phase_observations(runs, name)
+        if figures:
+            phase["waits"] = shares
+            phase["wal_bytes"] = figures["wal_bytes_per_run"]
         before = samples_of(previous_runs, name)
         if before:
             ratio = stats.bootstrap_ratio(samples, before, seed=seed)
             phase["ratio_vs_previous"] = ratio.as_dict()
             phase["verdict_vs_previous"] = stats.verdict(ratio, higher_is_better=False)
+        previous_shares, previous_figures = _phase_observations(previous_runs, name)
+        if figures:
+            phase["why"] = bottleneck.why_line(
+                shares,
+                previous_shares if previous_figures else None,
+                figures,
+                previous_figures or None,
+            )
         out.append(phase)
     return out
+
+
+def _phase_observations(
+    runs: list[RunRecord], name: str
+) -> tuple[dict[str, float], dict[str, float]]:
+    """One phase's wait shares over all runs and its median WAL bytes per run; empty
+    when no run observed the phase."""
+    observed = [r.observation.phases[name] for r in runs if name in r.observation.phases]
+    if not observed:
+        return {}, {}
+    counts: Counter[str] = Counter()
+    for phase in observed:
+        counts.update(phase.waits)
+    wal = stats.median([float(p.wal_bytes) for p in observed])
+    return sampler.shares(counts), {"wal_bytes_per_run": wal}
 
 
 def _run(record: RunRecord) -> dict[str, Any]:
@@ -281,7 +309,7 @@ def _run(record: RunRecord) -> dict[str, Any]:
             }
         )
     if record.phases:
-        out["phases"] = [{"name": n, "seconds": round(sec, 3)} for n, sec in record.phases]
+        out["phases"] = [_run_phase(record, n, sec) for n, sec in record.phases]
     if record.background is not None:
         bg = record.background.summary
         out["background"] = {"tps": bg.tps, "transactions": bg.transactions, "failed": bg.failed}
@@ -292,4 +320,13 @@ def _run(record: RunRecord) -> dict[str, Any]:
     out["waits"] = dict(record.observation.waits.most_common())
     out["stats"] = record.observation.stats
     out["warnings"] = record.warnings
+    return out
+
+
+def _run_phase(record: RunRecord, name: str, seconds: float) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": name, "seconds": round(seconds, 3)}
+    observed = record.observation.phases.get(name)
+    if observed is not None:
+        out["wal_bytes"] = observed.wal_bytes
+        out["waits"] = dict(observed.waits.most_common())
     return out

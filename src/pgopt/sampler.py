@@ -9,7 +9,9 @@ counts each backend's state:
 - `IdleInTransaction`: between statements of an open transaction;
 - `Client:ClientRead`: idle, waiting for the client's next command.
 
-Shares of these counts say where the server's time went: the bottleneck.
+Shares of these counts say where the server's time went: the bottleneck. In a
+run timed by phase, each sample is also counted under the phase that was running
+(`phase`, set by the engine), so every phase gets its own shares.
 """
 
 from __future__ import annotations
@@ -71,6 +73,8 @@ class WaitSampler:
         self.interval_s = interval_s
         self.counts: Counter[str] = Counter()
         self.samples = 0
+        self.phase: str | None = None
+        self.phase_counts: dict[str, Counter[str]] = {}
         self.error: str | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="pgopt-sampler", daemon=True)
@@ -92,7 +96,11 @@ class WaitSampler:
                 next_at = time.monotonic()
                 while not self._stop.is_set():
                     # pg_stat_activity is a snapshot per transaction; autocommit gives a new one
-                    self.counts.update(count_rows(cur.execute(QUERY, args).fetchall()))
+                    phase = self.phase
+                    counts = count_rows(cur.execute(QUERY, args).fetchall())
+                    self.counts.update(counts)
+                    if phase is not None:
+                        self.phase_counts.setdefault(phase, Counter()).update(counts)
                     self.samples += 1
                     next_at += self.interval_s
                     self._stop.wait(max(0.0, next_at - time.monotonic()))

@@ -2,7 +2,8 @@
 
 Reads pg_stat_database (the lab database), pg_stat_wal (14+), pg_stat_io (16+),
 the checkpointer (pg_stat_checkpointer from 17, pg_stat_bgwriter before) and
-pg_stat_statements where it is installed. `delta` is pure, so the arithmetic is
+pg_stat_statements where it is installed; and the WAL position, exact at any
+moment, for the WAL of each phase. `delta` is pure, so the arithmetic is
 tested without a server.
 """
 
@@ -68,6 +69,12 @@ def take(conn: psycopg.Connection[Any], *, statements: bool) -> Snapshot:
     if statements:
         snap["statements"] = _statements(conn, version)
     return snap
+
+
+def wal_position(conn: psycopg.Connection[Any]) -> int:
+    """Bytes of WAL inserted since the cluster began: differences give WAL written."""
+    row = conn.execute("select pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')").fetchone()
+    return int(row[0]) if row else 0
 
 
 def _as_dict(columns: tuple[str, ...], row: Any) -> dict[str, int]:

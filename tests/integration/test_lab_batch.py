@@ -7,6 +7,7 @@ rules give. No performance thresholds: only what must hold on any machine.
 import json
 import shutil
 import tempfile
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -109,3 +110,19 @@ def test_memory_profile_follows_the_articles_formulas_for_8gb(
         assert name in ours["settings"], name
         if name not in ours["changes"].get("settings", {}):
             assert ours["settings"][name] == value
+
+
+def test_each_phase_has_its_own_waits_and_wal(batch_result: dict[str, Any]) -> None:
+    for step in batch_result["steps"]:
+        for run in step["runs"]:
+            phases = {p["name"]: p for p in run["phases"]}
+            # WAL is logged for what every phase writes (wal_level = replica)
+            for name in ("restore", "indexes", "magic_update", "string_updates"):
+                assert phases[name]["wal_bytes"] > 0, (step["name"], name)
+            # a sample belongs to one phase at most, and to the run it was taken in
+            by_phase: Counter[str] = Counter()
+            for phase in phases.values():
+                by_phase.update(phase["waits"])
+            assert all(n <= run["waits"].get(event, 0) for event, n in by_phase.items())
+        for phase in step["phases"]:
+            assert phase["wal_bytes"] >= 0 and phase["why"], (step["name"], phase["name"])

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from rich.console import Console
 
 from pgopt.cli import main
 from pgopt.errors import UsageError
@@ -24,6 +25,7 @@ from pgopt.report.compare import compare_results, comparison_notes
 from pgopt.report.html import render_html
 from pgopt.report.markdown import code, render_markdown, text
 from pgopt.report.plots import all_plots
+from pgopt.report.terminal import print_summary
 from pgopt.report.write import write_reports
 
 RESULTS = Path(__file__).parent.parent / "data" / "results"
@@ -131,6 +133,43 @@ def test_phase_table_marks_phases_that_got_slower_or_faster(enriched: dict[str, 
     assert '<td class="num"><span class="caption">29.5</span></td>' in page
     assert "<script" not in page
     assert fields.phase_table(load("smoke-a")) == ([], [])
+
+
+def test_phase_waits_table_says_where_each_phase_spent_its_time(
+    enriched: dict[str, Any],
+) -> None:
+    phases = enriched["steps"][1]["phases"]
+    phases[0].update(
+        waits={"CPU": 0.7, "LWLock:WALWrite": 0.2, HOSTILE: 0.1},
+        wal_bytes=1.5 * 2**30,
+        why="LWLock:WALWrite 24% -> 3%",
+    )
+    phases[1].update(waits={HOSTILE: 0.9, "CPU": 0.1}, wal_bytes=0, why=HOSTILE)
+    names, rows = fields.phase_waits_table(enriched)
+    assert names == ["restore", "index"]
+    assert [r.step for r in rows] == ["async_commit"]
+    assert rows[0].cells == [
+        ["CPU 70%", "LWLock:WALWrite 20%", "WAL 1.5 GiB"],
+        [f"{HOSTILE} 90%", "CPU 10%", "WAL 0 B"],
+    ]
+    md = render_markdown(enriched)
+    assert "### Where each phase spent its time" in md
+    assert "| **async_commit** | CPU 70% · LWLock:WALWrite 20% · WAL 1.5 GiB |" in md
+    assert "| restore | 12.300 | 11.900–12.800 | LWLock:WALWrite 24% -&gt; 3% |" in md
+    page = render_html(enriched)
+    assert "<h3>Where each phase spent its time</h3>" in page
+    assert "<td>CPU 70%<br>LWLock:WALWrite 20%<br>WAL 1.5 GiB</td>" in page
+    assert "<script" not in page and "<script" not in md
+    console = Console(record=True, width=200)
+    print_summary(console, enriched)
+    shown = console.export_text()
+    assert "Per phase, the wait events" in shown
+    assert "WAL 1.5 GiB" in shown and f"{HOSTILE} 90%" in shown
+    # results from before phases were observed render without the table
+    assert fields.phase_waits_table(load("smoke-a")) == ([], [])
+    for phase in phases:
+        del phase["wal_bytes"]
+    assert fields.phase_waits_table(enriched) == ([], [])
 
 
 def test_markdown_escapes_lab_text(enriched: dict[str, Any]) -> None:

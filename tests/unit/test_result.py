@@ -1,9 +1,11 @@
 """result.json from samples: ratios against the step each step derives from, sweeps."""
 
+from collections import Counter
 from pathlib import Path
 
 from pgopt.experiment import facts_over_runs
 from pgopt.lab import load_lab
+from pgopt.observe import PhaseObservation
 from pgopt.outcomes import ExperimentOutcome, RunRecord, StepOutcome
 from pgopt.params import resolve_params
 from pgopt.result import build_result
@@ -81,6 +83,40 @@ def test_each_phase_gets_a_verdict_against_the_same_phase_of_the_step_before(
     assert async_[0]["ratio_vs_previous"]["median"] == 2.0
     assert async_[0]["verdict_vs_previous"] == "slower"  # twice the seconds
     assert async_[1]["verdict_vs_previous"] == "no-change"  # within the runs' spread
+
+
+def test_each_phase_gets_its_waits_wal_and_why_against_the_same_phase_before(
+    tmp_path: Path,
+) -> None:
+    outcome = outcome_with(
+        tmp_path / "lab",
+        {"baseline": 1.0, "async": 1.0, "cluster": 1.0, "sweep-c1": 1.0, "sweep-c4": 1.0},
+    )
+    # (waits of the update phase, its WAL bytes) in each of three runs
+    observed = {
+        "baseline": ({"CPU": 6, "LWLock:WALWrite": 4}, (9_000, 10_000, 11_000)),
+        "async": ({"CPU": 10}, (2_000, 1_000, 3_000)),
+    }
+    for step in outcome.steps[:2]:
+        waits, wal = observed[step.step.name]
+        for run, wal_bytes in zip(step.runs, wal, strict=True):
+            run.phases = [("update", 5.0)]
+            run.observation.phases["update"] = PhaseObservation(Counter(waits), wal_bytes)
+    steps = build_result(outcome, command="pgopt lab run x")["steps"]
+    baseline, async_ = steps[0]["phases"][0], steps[1]["phases"][0]
+    assert baseline["waits"] == {"CPU": 0.6, "LWLock:WALWrite": 0.4}  # pooled over runs
+    assert baseline["wal_bytes"] == 10_000  # the median run's
+    assert baseline["why"] == "CPU 60%, LWLock:WALWrite 40%; WAL bytes/run 10.0k"
+    assert async_["waits"] == {"CPU": 1.0} and async_["wal_bytes"] == 2_000
+    assert async_["why"] == (
+        "CPU 60% -> 100%; LWLock:WALWrite 40% -> 0%; WAL bytes/run 10.0k -> 2.0k"
+    )
+    assert steps[1]["runs"][0]["phases"] == [
+        {"name": "update", "seconds": 5.0, "wal_bytes": 2_000, "waits": {"CPU": 10}}
+    ]
+    # a step whose phases were not observed (a result from an older pgopt) has neither
+    outcome.steps[2].runs[0].phases = [("update", 5.0)]
+    assert "why" not in build_result(outcome, command="x")["steps"][2]["phases"][0]
 
 
 def test_facts_of_a_fresh_step_are_the_median_over_its_runs() -> None:

@@ -19,6 +19,7 @@ class Phase:
     name: str
     seconds: float
     ci95: tuple[float, float] | None
+    why: str = ""  # its waits and WAL against the same phase in the step it derives from
 
 
 @dataclass(frozen=True)
@@ -45,12 +46,18 @@ def phase_cell(cell: tuple[float, str] | None) -> str:
     return f"{format_rate(seconds)} {mark}" if mark else format_rate(seconds)
 
 
-def phase_table(result: dict[str, Any]) -> tuple[list[str], list[PhaseRow]]:
-    """The timed phases across steps (names in first-seen order), or ([], []) when
-    the lab is not timed by phase."""
+def _phase_names(result: dict[str, Any]) -> list[str]:
+    """The timed phases across steps, in first-seen order."""
     names: list[str] = []
     for step in result["steps"]:
         names += [p["name"] for p in step.get("phases") or [] if p["name"] not in names]
+    return names
+
+
+def phase_table(result: dict[str, Any]) -> tuple[list[str], list[PhaseRow]]:
+    """The timed phases across steps (names in first-seen order), or ([], []) when
+    the lab is not timed by phase."""
+    names = _phase_names(result)
     rows = []
     for step in result["steps"]:
         by_name = {p["name"]: p for p in step.get("phases") or []}
@@ -81,6 +88,42 @@ PHASE_LEGEND = (
     "derives from (only when the 95% interval of the ratio excludes 1); under a step, "
     "the article's own seconds for it, on its hardware."
 )
+
+
+@dataclass(frozen=True)
+class PhaseWaitsRow:
+    """One step's line of the table of where each phase spent its time: per phase, short
+    lines of text (its top waits, then its WAL), None where the step has no such phase."""
+
+    step: str
+    cells: list[list[str] | None]
+
+
+PHASE_TOP_WAITS = 2
+PHASE_WAITS_LEGEND = (
+    "Per phase, the wait events sampled most often in the lab's sessions (CPU: running, "
+    "no wait event) and the WAL the phase wrote (median over the runs)."
+)
+
+
+def phase_wait_lines(phase: dict[str, Any]) -> list[str]:
+    """['CPU 84%', 'LWLock:WALWrite 7%', 'WAL 1.56 GiB'] for one observed phase."""
+    waits = sorted(phase.get("waits", {}).items(), key=lambda kv: -float(kv[1]))
+    lines = [f"{name} {float(share):.0%}" for name, share in waits[:PHASE_TOP_WAITS]]
+    return [*(lines or ["no samples"]), f"WAL {format_bytes(float(phase['wal_bytes']))}"]
+
+
+def phase_waits_table(result: dict[str, Any]) -> tuple[list[str], list[PhaseWaitsRow]]:
+    """Where each phase spent its time, per step, or ([], []) when no phase was observed
+    (a lab not timed by phase, or a result from before phases were observed)."""
+    names = _phase_names(result)
+    rows = []
+    for step in result["steps"]:
+        observed = {p["name"]: p for p in step.get("phases") or [] if "wal_bytes" in p}
+        if observed:
+            cells = [phase_wait_lines(observed[n]) if n in observed else None for n in names]
+            rows.append(PhaseWaitsRow(step["name"], cells))
+    return (names, rows) if rows else ([], [])
 
 
 def article_cells(row: PhaseRow) -> list[str]:
@@ -141,6 +184,7 @@ def phases(step: dict[str, Any]) -> list[Phase]:
                 name=str(phase["name"]),
                 seconds=float(phase["seconds"]),
                 ci95=(float(ci[0]), float(ci[1])) if ci else None,
+                why=str(phase.get("why") or ""),
             )
         )
     return out

@@ -92,6 +92,7 @@ def render_html(result: dict[str, Any]) -> str:
         "<h2>Summary</h2>",
         *_summary(result),
         *_phase_table(result),
+        *_phase_waits_table(result),
         *_listed("Client sweeps", fields.sweep_lines(result)),
         *_listed("Skipped steps", fields.skipped_lines(result)),
         *_plots(all_plots(result)),
@@ -213,6 +214,21 @@ def _phase_table(result: dict[str, Any]) -> list[str]:
     ]
 
 
+def _phase_waits_table(result: dict[str, Any]) -> list[str]:
+    names, rows = fields.phase_waits_table(result)
+    if not rows:
+        return []
+    table = [
+        [f"<strong>{e(r.step)}</strong>", *("<br>".join(map(e, c)) if c else "—" for c in r.cells)]
+        for r in rows
+    ]
+    return [
+        "<h3>Where each phase spent its time</h3>",
+        _table(["step", *(e(n) for n in names)], table),
+        f'<p class="caption">{e(fields.PHASE_WAITS_LEGEND)}</p>',
+    ]
+
+
 def _listed(title: str, items: list[str]) -> list[str]:
     if not items:
         return []
@@ -306,10 +322,12 @@ def _step(index: int, step: dict[str, Any]) -> str:
                 e(p.name),
                 f"{p.seconds:.3f}",
                 f"{p.ci95[0]:.3f}–{p.ci95[1]:.3f}" if p.ci95 else "—",
+                e(p.why) or "—",
             ]
             for p in phases
         ]
-        out.append(_table(["phase", "seconds (median)", "95% interval"], rows, {1, 2}))
+        header = ["phase", "seconds (median)", "95% interval", "waits and WAL"]
+        out.append(_table(header, rows, {1, 2}))
     step_facts = fields.facts(step)
     if step_facts:
         rows = [[e(k), f"<code>{e(v)}</code>"] for k, v in step_facts]

@@ -56,6 +56,7 @@ def render_markdown(result: dict[str, Any]) -> str:
     lines = _header(result)
     lines += ["", "## Summary", "", *_summary(result)]
     lines += _phase_table(result)
+    lines += _phase_waits_table(result)
     lines += _listed("Client sweeps", fields.sweep_lines(result))
     lines += _listed("Skipped steps", fields.skipped_lines(result))
     for index, step in enumerate(result["steps"], 1):
@@ -130,6 +131,24 @@ def _phase_table(result: dict[str, Any]) -> list[str]:
     ]
 
 
+def _phase_waits_table(result: dict[str, Any]) -> list[str]:
+    names, rows = fields.phase_waits_table(result)
+    if not rows:
+        return []
+    table = [
+        [f"**{text(r.step)}**", *(" · ".join(map(text, c)) if c else "—" for c in r.cells)]
+        for r in rows
+    ]
+    return [
+        "",
+        "### Where each phase spent its time",
+        "",
+        *_table(["step", *(text(n) for n in names)], table),
+        "",
+        fields.PHASE_WAITS_LEGEND,
+    ]
+
+
 def _listed(title: str, items: list[str]) -> list[str]:
     return ["", f"**{title}:**", "", *(f"- {text(item)}" for item in items)] if items else []
 
@@ -186,10 +205,12 @@ def _step(index: int, step: dict[str, Any]) -> list[str]:
                 text(p.name),
                 f"{p.seconds:.3f}",
                 f"{p.ci95[0]:.3f}–{p.ci95[1]:.3f}" if p.ci95 else "—",
+                text(p.why) or "—",
             ]
             for p in phases
         ]
-        lines += ["", *_table(["phase", "seconds (median)", "95% interval"], rows, "lrr")]
+        header = ["phase", "seconds (median)", "95% interval", "waits and WAL"]
+        lines += ["", *_table(header, rows, "lrrl")]
     step_facts = fields.facts(step)
     if step_facts:
         rows = [[text(k), code(v, in_table=True)] for k, v in step_facts]

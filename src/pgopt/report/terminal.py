@@ -75,11 +75,26 @@ def phase_table(result: dict[str, Any]) -> Table | None:
     return table
 
 
+def phase_waits_table(result: dict[str, Any]) -> Table | None:
+    """Where each phase spent its time, per step, for labs timed by phase."""
+    names, rows = fields.phase_waits_table(result)
+    if not rows:
+        return None
+    table = Table(caption=fields.PHASE_WAITS_LEGEND, caption_justify="left")
+    table.add_column("step")
+    for name in names:
+        table.add_column(escape(name))
+    for row in rows:
+        cells = ["\n".join(escape(line) for line in c) if c else "—" for c in row.cells]
+        table.add_row(escape(row.step), *cells)
+    return table
+
+
 def print_summary(console: Console, result: dict[str, Any]) -> None:
     console.print(summary_table(result))
-    phases = phase_table(result)
-    if phases is not None:
-        console.print(phases)
+    for table in (phase_table(result), phase_waits_table(result)):
+        if table is not None:
+            console.print(table)
     for skipped in result.get("skipped", []):
         console.print(
             f"[dim]skipped {escape(skipped['name'])}: {escape(skipped['reason'])}[/]",
