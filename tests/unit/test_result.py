@@ -12,6 +12,8 @@ from pgopt.result import build_result
 
 from .test_lab_load import write_lab
 
+STEPS = ("baseline", "async", "cluster", "sweep-c1", "sweep-c4")  # write_lab's
+
 
 def outcome_with(folder: Path, medians: dict[str, float]) -> ExperimentOutcome:
     lab = load_lab(write_lab(folder))
@@ -65,10 +67,7 @@ def test_verdicts_compare_with_the_step_each_derives_from(tmp_path: Path) -> Non
 def test_each_phase_gets_a_verdict_against_the_same_phase_of_the_step_before(
     tmp_path: Path,
 ) -> None:
-    outcome = outcome_with(
-        tmp_path / "lab",
-        {"baseline": 1.0, "async": 1.0, "cluster": 1.0, "sweep-c1": 1.0, "sweep-c4": 1.0},
-    )
+    outcome = outcome_with(tmp_path / "lab", dict.fromkeys(STEPS, 1.0))
     seconds = {"baseline": (10.0, 50.0), "async": (20.0, 49.9)}  # (restore, update)
     for step in outcome.steps[:2]:
         restore, update = seconds[step.step.name]
@@ -88,10 +87,7 @@ def test_each_phase_gets_a_verdict_against_the_same_phase_of_the_step_before(
 def test_each_phase_gets_its_waits_wal_and_why_against_the_same_phase_before(
     tmp_path: Path,
 ) -> None:
-    outcome = outcome_with(
-        tmp_path / "lab",
-        {"baseline": 1.0, "async": 1.0, "cluster": 1.0, "sweep-c1": 1.0, "sweep-c4": 1.0},
-    )
+    outcome = outcome_with(tmp_path / "lab", dict.fromkeys(STEPS, 1.0))
     # (waits of the update phase, its WAL bytes) in each of three runs
     observed = {
         "baseline": ({"CPU": 6, "LWLock:WALWrite": 4}, (9_000, 10_000, 11_000)),

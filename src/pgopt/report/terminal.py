@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.markup import escape
 from rich.table import Table
 
@@ -54,15 +54,21 @@ def summary_table(result: dict[str, Any]) -> Table:
     return table
 
 
+def _per_step_and_phase(caption: str, columns: list[str], justify: JustifyMethod) -> Table:
+    """An empty table with a row per step to come and a column per phase."""
+    table = Table(caption=caption, caption_justify="left")
+    table.add_column("step")
+    for name in columns:
+        table.add_column(escape(name), justify=justify)
+    return table
+
+
 def phase_table(result: dict[str, Any]) -> Table | None:
     """Seconds per phase and step, for labs timed by phase."""
     names, rows = fields.phase_table(result)
     if not rows:
         return None
-    table = Table(caption=fields.PHASE_LEGEND, caption_justify="left")
-    table.add_column("step")
-    for name in [*names, "total"]:
-        table.add_column(escape(name), justify="right")
+    table = _per_step_and_phase(fields.PHASE_LEGEND, [*names, "total"], "right")
     for row in rows:
         cells = [fields.phase_cell(c) for c in row.cells]
         styled = [
@@ -80,10 +86,7 @@ def phase_waits_table(result: dict[str, Any]) -> Table | None:
     names, rows = fields.phase_waits_table(result)
     if not rows:
         return None
-    table = Table(caption=fields.PHASE_WAITS_LEGEND, caption_justify="left")
-    table.add_column("step")
-    for name in names:
-        table.add_column(escape(name))
+    table = _per_step_and_phase(fields.PHASE_WAITS_LEGEND, names, "left")
     for row in rows:
         cells = ["\n".join(escape(line) for line in c) if c else "—" for c in row.cells]
         table.add_row(escape(row.step), *cells)
