@@ -1,86 +1,113 @@
-"""Statistics: medians, bootstrap intervals, ratios and the verdict rule."""
+"""Descriptive statistics and the verdict rule, checked against SciPy's own tests."""
 
-import random
+import math
 
+import numpy as np
 import pytest
+from scipy import stats as scipy_stats
 
-from pgopt import stats
+from pgopt.analysis import stats
+from pgopt.analysis.verdicts import (
+    Evidence,
+    Rule,
+    Verdict,
+    adjusted,
+    decide,
+    paired,
+    sign_flip_p,
+    unpaired,
+    verdict,
+)
 
-
-def test_median_and_interval_contain_the_median() -> None:
-    iv = stats.bootstrap_median([10.0, 12.0, 11.0, 13.0, 9.0], seed=1)
-    assert iv.median == 11.0
-    assert iv.low <= iv.median <= iv.high
-    assert iv.low >= 9.0 and iv.high <= 13.0
-
-
-def test_single_sample_has_a_degenerate_interval() -> None:
-    iv = stats.bootstrap_median([5.0])
-    assert (iv.low, iv.median, iv.high) == (5.0, 5.0, 5.0)
-
-
-def test_bootstrap_is_reproducible_with_a_seed() -> None:
-    data = [1.0, 2.0, 3.0, 4.0, 10.0]
-    assert stats.bootstrap_median(data, seed=7) == stats.bootstrap_median(data, seed=7)
+A = [100.0, 104.0, 98.0, 101.0, 103.0, 99.0]
+B = [110.0, 113.0, 109.0, 112.0, 111.0, 108.0]
 
 
-def test_ratio_of_medians() -> None:
-    r = stats.bootstrap_ratio([200.0, 210.0, 190.0], [100.0, 105.0, 95.0], seed=3)
-    assert r.median == pytest.approx(2.0)
-    assert r.low > 1.5 and r.high < 2.5
+def test_median_cv_and_the_geometric_interval() -> None:
+    assert stats.median([10.0, 12.0, 11.0]) == 11.0
+    low, high = stats.geometric_interval(A)
+    geomean = math.exp(np.mean(np.log(A)))
+    assert low < geomean < high
+    assert stats.geometric_interval([5.0]) == (5.0, 5.0)
+    assert stats.coefficient_of_variation([5.0]) is None
 
 
-def test_verdicts_follow_the_interval() -> None:
-    assert stats.verdict(stats.Interval(2.0, 1.8, 2.2), higher_is_better=True) == "faster"
-    assert stats.verdict(stats.Interval(0.5, 0.4, 0.6), higher_is_better=True) == "slower"
-    assert stats.verdict(stats.Interval(1.05, 0.95, 1.2), higher_is_better=True) == "no-change"
-    # seconds: lower is better
-    assert stats.verdict(stats.Interval(0.6, 0.5, 0.7), higher_is_better=False) == "faster"
-    assert stats.verdict(stats.Interval(1.6, 1.5, 1.7), higher_is_better=False) == "slower"
+def test_paired_comparison_is_the_t_test_of_the_log_ratios() -> None:
+    e = paired(A, B)
+    d = np.log(B) - np.log(A)
+    assert e.ratio == pytest.approx(math.exp(d.mean()))
+    assert e.p_value == pytest.approx(scipy_stats.ttest_rel(np.log(B), np.log(A)).pvalue)
+    ci = scipy_stats.ttest_1samp(d, 0).confidence_interval(0.95)
+    assert e.ci95 == pytest.approx((math.exp(ci.low), math.exp(ci.high)))
+    assert e.rounds == 6 and e.paired
 
 
-def test_a_single_run_on_either_side_gives_no_verdict() -> None:
-    # twice as fast, but one run against one (or against three) is no evidence of it
-    one_each = stats.bootstrap_ratio([200.0], [100.0])
-    assert one_each.median == 2.0
-    assert stats.verdict(one_each, higher_is_better=True) == "n/a"
-    one_side = stats.bootstrap_ratio([200.0], [99.0, 100.0, 101.0])
-    assert stats.verdict(one_side, higher_is_better=True) == "n/a"
-    enough = stats.bootstrap_ratio([199.0, 200.0], [99.0, 100.0, 101.0])
-    assert stats.verdict(enough, higher_is_better=True) == "faster"
+def test_unpaired_comparison_is_welchs_t_test_of_the_logs() -> None:
+    e = unpaired(A, B[:4])
+    expected = scipy_stats.ttest_ind(np.log(B[:4]), np.log(A), equal_var=False)
+    assert e.p_value == pytest.approx(expected.pvalue)
+    ci = expected.confidence_interval(0.95)
+    assert e.ci95 == pytest.approx((math.exp(ci.low), math.exp(ci.high)))
+    assert e.rounds == 4 and not e.paired
 
 
-def test_a_a_comparison_is_no_change_in_19_of_20_simulations() -> None:
-    """Two steps with identical settings: 5 noisy reps each, 20 seeded simulations."""
-    rng = random.Random(2026)
-    no_change = 0
-    for sim in range(20):
-        a = [rng.gauss(1000, 50) for _ in range(5)]
-        b = [rng.gauss(1000, 50) for _ in range(5)]
-        ratio = stats.bootstrap_ratio(b, a, seed=sim)
-        no_change += stats.verdict(ratio, higher_is_better=True) == "no-change"
-    assert no_change >= 19
+def test_sign_flip_test_is_scipys_exact_randomization_test() -> None:
+    d = [0.03, -0.01, 0.02, 0.05, 0.01, -0.02, 0.04]
+    ours = sign_flip_p(d)
+    theirs = scipy_stats.permutation_test(
+        (np.array(d),),
+        lambda x, axis: np.mean(x, axis=axis),
+        permutation_type="samples",
+        n_resamples=10**6,
+    ).pvalue
+    assert ours == pytest.approx(theirs)
 
 
-def test_a_real_difference_is_called() -> None:
-    """Twice as fast with 5% noise must be `faster` in every simulation."""
-    rng = random.Random(7)
-    for sim in range(20):
-        a = [rng.gauss(1000, 50) for _ in range(5)]
-        b = [rng.gauss(2000, 100) for _ in range(5)]
-        assert (
-            stats.verdict(stats.bootstrap_ratio(b, a, seed=sim), higher_is_better=True) == "faster"
-        )
+def test_benjamini_hochberg_matches_the_textbook() -> None:
+    # ranks 1, 3, 2, 4 of 4: p * 4 / rank, then the running minimum from the largest
+    expected = [0.04, 0.04 * 4 / 3, 0.04 * 4 / 3, 0.5]
+    assert adjusted([0.01, 0.04, 0.03, 0.5]) == pytest.approx(expected)
+    assert adjusted([]) == []
 
 
-def test_coefficient_of_variation() -> None:
-    assert stats.coefficient_of_variation([1.0]) is None
-    assert stats.coefficient_of_variation([10.0, 10.0, 10.0]) == 0
-    cv = stats.coefficient_of_variation([90.0, 100.0, 110.0])
-    assert cv == pytest.approx(0.1)
+def test_directional_verdicts_need_three_rounds() -> None:
+    rule = Rule()
+    assert verdict(paired(A[:1], B[:1]), higher_is_better=True, rule=rule) is Verdict.NOT_APPLICABLE
+    assert verdict(paired(A[:2], B[:2]), higher_is_better=True, rule=rule) is Verdict.INCONCLUSIVE
+    assert verdict(paired(A[:3], B[:3]), higher_is_better=True, rule=rule) is Verdict.FASTER
+    # seconds: more is slower
+    assert verdict(paired(A, B), higher_is_better=False, rule=rule) is Verdict.SLOWER
 
 
-def test_best_and_knee_of_a_sweep() -> None:
-    points = [(1, 100.0), (2, 190.0), (4, 370.0), (8, 400.0), (16, 395.0), (32, 300.0)]
-    assert stats.best_and_knee(points) == (8, 4)
-    assert stats.best_and_knee([(1, 5.0)]) == (1, 1)
+def test_one_wild_round_cannot_carry_a_verdict_from_six_rounds() -> None:
+    # five rounds +5%, one round -0.1%: the t test says faster (p = 0.004), but 4 of
+    # the 64 sign patterns reach the observed sum (p = 0.0625): not enough
+    d = [0.05] * 5 + [-0.001]
+    base = [100.0] * 6
+    e = paired(base, [100.0 * math.exp(x) for x in d])
+    assert e.p_value < 0.01 and e.sign_flip_p == pytest.approx(4 / 64)
+    assert verdict(e, higher_is_better=True, rule=Rule()) is Verdict.INCONCLUSIVE
+
+
+def test_no_change_needs_the_90_interval_inside_the_margin() -> None:
+    same = [100.0, 101.0, 99.5, 100.2, 100.8, 99.9]
+    close = [100.3, 100.9, 99.8, 100.0, 101.0, 100.1]
+    e = paired(same, close)
+    assert verdict(e, higher_is_better=True, rule=Rule(margin=0.03)) is Verdict.NO_CHANGE
+    # the same evidence with a 0.1% margin is merely inconclusive, and says what it can see
+    assert verdict(e, higher_is_better=True, rule=Rule(margin=0.001)) is Verdict.INCONCLUSIVE
+    assert e.detectable is not None and 0 < e.detectable < 0.03
+
+
+def test_the_family_adjustment_can_take_a_verdict_back() -> None:
+    lone = Evidence(1.05, (1.001, 1.1), (1.01, 1.09), 0.04, None, 5, True, 0.02, 0.05)
+    noise = Evidence(1.0, (0.9, 1.1), (0.92, 1.08), 0.9, None, 5, True, 0.05, 0.1)
+    alone = decide([lone], [True], Rule())
+    assert alone[0].verdict is Verdict.FASTER
+    family = decide([lone, noise, noise, noise], [True] * 4, Rule())
+    assert family[0].verdict is Verdict.INCONCLUSIVE and family[0].p_adjusted == pytest.approx(0.16)
+
+
+def test_values_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="positive"):
+        paired([1.0, 0.0], [1.0, 1.0])

@@ -38,6 +38,24 @@ def run_warnings(
     return out
 
 
+OWN_CPU_SHARE = 0.02
+
+
+def harness_warning(own_cpu_s: float, wall_s: float, cpus: int) -> str | None:
+    """pgopt's own CPU (its process and its sampler's backend) above 2% of the machine's
+    during a run: the observer may have changed what it observed."""
+    if wall_s <= 0 or cpus <= 0:
+        return None
+    share = own_cpu_s / (wall_s * cpus)
+    if share <= OWN_CPU_SHARE:
+        return None
+    return (
+        f"pgopt itself used {share:.1%} of the machine's CPU during the run "
+        f"({own_cpu_s:.2f} s of {wall_s:.0f} s on {cpus} CPUs): the figure may be lower "
+        "than without it"
+    )
+
+
 def contention_warning(rows: int, clients: int, table: str) -> str | None:
     """A contention workload on fewer rows than clients measures something else."""
     if rows < clients:
@@ -48,24 +66,24 @@ def contention_warning(rows: int, clients: int, table: str) -> str | None:
     return None
 
 
-_FIGURE = re.compile(r"\d+")
+_FIGURE = re.compile(r"\d+(?:\.\d+)?")
 
 
 def merge(warnings: list[list[str]]) -> list[str]:
     """Distinct warnings of several runs, with how many runs had each; warnings that
     differ only in their figures are one, with the figures' range ('54–59 checkpoints')."""
-    figures: dict[str, list[list[int]]] = {}
+    figures: dict[str, list[list[str]]] = {}
     for run in warnings:
         for w in run:
             shape = _FIGURE.sub("\0", w)
-            figures.setdefault(shape, []).append([int(f) for f in _FIGURE.findall(w)])
+            figures.setdefault(shape, []).append(_FIGURE.findall(w))
     total = len(warnings)
     out = []
     for shape, seen in figures.items():
-        ranges = [
-            f"{min(values)}" if min(values) == max(values) else f"{min(values)}–{max(values)}"
-            for values in zip(*seen, strict=True)
-        ]
+        ranges = []
+        for values in zip(*seen, strict=True):
+            low, high = min(values, key=float), max(values, key=float)
+            ranges.append(low if float(low) == float(high) else f"{low}–{high}")
         parts = shape.split("\0")
         text = parts[0] + "".join(r + p for r, p in zip(ranges, parts[1:], strict=True))
         n = len(seen)

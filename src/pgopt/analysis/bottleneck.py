@@ -13,6 +13,7 @@ NOTABLE_SHARE = 0.02
 NOTABLE_CHANGE = 0.05
 
 FIGURES = (
+    ("server_cpu_us_per_tx", "server CPU µs/tx"),
     ("wal_bytes_per_tx", "WAL bytes/tx"),
     ("blks_read_per_tx", "blocks read/tx"),
     ("blks_hit_per_tx", "blocks hit/tx"),

@@ -1,0 +1,1 @@
+"""Pure analysis of measurements: statistics, verdicts, summaries; no I/O."""

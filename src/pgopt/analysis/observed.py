@@ -1,0 +1,82 @@
+"""What the observer saw, turned into figures (pure): wait shares from sample counts,
+statistics differences between two snapshots, and the per-transaction figures
+that compare across steps."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+TOP_STATEMENTS = 5
+Snapshot = dict[str, Any]
+
+
+def shares(counts: Counter[str]) -> dict[str, float]:
+    """Counts as fractions of all backend-samples, largest first."""
+    total = sum(counts.values())
+    if not total:
+        return {}
+    return {k: round(v / total, 4) for k, v in counts.most_common()}
+
+
+def delta(before: Snapshot, after: Snapshot) -> dict[str, Any]:
+    """after - before, section by section; statements: the top ones by time spent."""
+    out: dict[str, Any] = {}
+    for section in ("database", "wal"):
+        if section in after:
+            out[section] = {
+                k: v - before.get(section, {}).get(k, 0) for k, v in after[section].items()
+            }
+    if "io" in after:
+        out["io"] = {}
+        for backend, counters in after["io"].items():
+            base = before.get("io", {}).get(backend, {})
+            diff = {k: v - base.get(k, 0) for k, v in counters.items()}
+            if any(diff.values()):
+                out["io"][backend] = diff
+    out["checkpoints"] = after.get("checkpoints", 0) - before.get("checkpoints", 0)
+    if "statements" in after:
+        out["statements"] = _statement_delta(before.get("statements", {}), after["statements"])
+    return out
+
+
+def _statement_delta(
+    before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]
+) -> list[dict[str, Any]]:
+    rows = []
+    for qid, stat in after.items():
+        base = before.get(qid, {})
+        calls = stat["calls"] - base.get("calls", 0)
+        if calls <= 0:
+            continue
+        total = stat["total_ms"] - base.get("total_ms", 0.0)
+        rows.append(
+            {
+                "query": stat["query"],
+                "calls": calls,
+                "total_ms": round(total, 3),
+                "mean_ms": round(total / calls, 4),
+                "rows": stat["rows"] - base.get("rows", 0),
+                "shared_blks_hit": stat["shared_blks_hit"] - base.get("shared_blks_hit", 0),
+                "shared_blks_read": stat["shared_blks_read"] - base.get("shared_blks_read", 0),
+            }
+        )
+    rows.sort(key=lambda r: r["total_ms"], reverse=True)
+    return rows[:TOP_STATEMENTS]
+
+
+def unit_figures(stats: dict[str, Any], transactions: int | None) -> dict[str, float]:
+    """The figures that compare across steps: WAL bytes and blocks per transaction, or
+    per run for work that is not counted in transactions (timed phases)."""
+    per, div = ("tx", transactions) if transactions else ("run", 1)
+    if not div or div < 0:
+        return {}
+    db = stats.get("database", {})
+    out = {
+        f"blks_read_per_{per}": db.get("blks_read", 0) / div,
+        f"blks_hit_per_{per}": db.get("blks_hit", 0) / div,
+    }
+    if "wal" in stats:
+        out[f"wal_bytes_per_{per}"] = stats["wal"].get("wal_bytes", 0) / div
+        out[f"wal_fpi_per_{per}"] = stats["wal"].get("wal_fpi", 0) / div
+    return {k: round(v, 3) for k, v in out.items()}
