@@ -7,6 +7,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from . import machine
+from .analysis.verdicts import LOOKS
 from .errors import UsageError
 from .lab.spec import Lab, Step
 
@@ -16,19 +17,24 @@ class RunParams:
     quick: bool
     scale: float
     duration_s: int
-    reps: int
+    reps: int | None  # None: sequential looks (`--reps auto`)
     warmup_s: int
     clients: int | None
     seed: int
     steps: tuple[str, ...]
     sample_waits: bool = True
     ram_bytes: int = 0
+    cpus: int = 1  # the machine's, as settings formulas see them
     redis_url: str | None = None
     restart: bool = False  # the lab restarts the server before every timed run
+    margin: float = 0.03  # the smallest relative change that matters
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["steps"] = list(self.steps)
+        # result.json has always carried reps as a count: the most rounds a step runs
+        data["reps"] = self.reps if self.reps is not None else LOOKS[-1]
+        data["reps_mode"] = "auto" if self.reps is None else "fixed"
         return data
 
 
@@ -38,7 +44,7 @@ def resolve_params(
     quick: bool = False,
     scale: float | None = None,
     duration: int | None = None,
-    reps: int | None = None,
+    reps: str | int | None = None,
     clients: int | None = None,
     seed: int = 1,
     steps: list[str] | None = None,
@@ -46,13 +52,14 @@ def resolve_params(
     sample_waits: bool = True,
     ram: str | None = None,
     redis_url: str | None = None,
+    margin: float | None = None,
 ) -> RunParams:
     base = lab.quick if quick else lab.defaults
     for name, value in (
         ("--scale", scale),
         ("--duration", duration),
-        ("--reps", reps),
         ("--clients", clients),
+        ("--margin", margin),
     ):
         if value is not None and value <= 0:
             raise UsageError(f"{name} must be positive, got {value}")
@@ -60,16 +67,33 @@ def resolve_params(
         quick=quick,
         scale=scale if scale is not None else base.scale,
         duration_s=duration if duration is not None else base.duration_s,
-        reps=reps if reps is not None else base.reps,
+        reps=_reps(reps, base.reps),
         warmup_s=warmup if warmup is not None else base.warmup_s,
         clients=clients,
         seed=seed,
-        steps=tuple(s.name for s in select_steps(lab, steps)),
+        steps=tuple(s.name for s in select_steps(lab, steps or _quick_steps(lab, quick))),
         sample_waits=sample_waits,
         ram_bytes=parse_size(ram) if ram else machine.memory_bytes(),
+        cpus=machine.cpu_count(),
         redis_url=redis_url,
         restart=base.restart,
+        margin=margin / 100 if margin is not None else lab.metric.margin,
     )
+
+
+def _reps(given: str | int | None, default: int | None) -> int | None:
+    """`--reps auto` (sequential looks), `--reps N` (a fixed count), or the lab's own."""
+    if given is None:
+        return default
+    if str(given).strip().lower() == "auto":
+        return None
+    try:
+        value = int(given)
+    except ValueError:
+        raise UsageError(f"--reps takes a number of rounds or 'auto', got {given!r}") from None
+    if value <= 0:
+        raise UsageError(f"--reps must be positive, got {value}")
+    return value
 
 
 _UNITS = {
@@ -94,9 +118,14 @@ def parse_size(text: str) -> int:
     return int(float(m.group(1)) * _UNITS[m.group(2)])
 
 
+def _quick_steps(lab: Lab, quick: bool) -> list[str] | None:
+    """A quick run shows the steps the lab names in [quick] steps (all when it names none)."""
+    return list(lab.quick.steps) if quick and lab.quick.steps else None
+
+
 def select_steps(lab: Lab, names: list[str] | None) -> list[Step]:
-    """The steps to run, in lab order; the baseline is always included."""
-    if not names:
+    """The steps to run, in lab order (`all`: every one); the baseline is always included."""
+    if not names or names == ["all"]:
         return list(lab.steps)
     known = {s.name for s in lab.steps}
     wanted = set()

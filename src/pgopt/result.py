@@ -9,26 +9,55 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from . import bottleneck, guards, machine, sampler, snapshots, stats
-from .lab.spec import Lab
-from .outcomes import ExperimentOutcome, RunRecord, StepOutcome
-from .pgbench.parse import percentile
+from . import machine
+from .analysis import bottleneck, guards, observed, stats
+from .analysis.comparisons import Pair, lab_decisions, reference_of
+from .analysis.verdicts import (
+    LOOKS,
+    MIN_ROUNDS,
+    SEQUENTIAL_ALPHA,
+    SIGN_FLIP_FROM,
+    Decision,
+    Rule,
+    Verdict,
+    as_dict,
+)
+from .lab.spec import Lab, Reported
+from .model.outcomes import ExperimentOutcome, RunRecord, StepOutcome
 from .redact import redactor
+from .result_runs import latency, observer_summary, run_dict, server_cpu_us_per_tx
 from .store import SCHEMA
 
 
-def build_result(outcome: ExperimentOutcome, *, command: str) -> dict[str, Any]:
+def build_result(
+    outcome: ExperimentOutcome, *, command: str, error: str | None = None
+) -> dict[str, Any]:
+    """The whole result.json document, built once; `error`: why the run stopped before
+    its end (the result then holds the runs that finished)."""
     lab = outcome.lab
-    seed = outcome.params.seed
+    rule = _rule(outcome)
+    order = [o.step.name for o in outcome.steps]
+    parents = {s.name: s.parent for s in lab.steps}
+    by_name = {o.step.name: o for o in outcome.steps}
+    decisions = lab_decisions(
+        outcome.steps, lab.steps, higher_is_better=lab.metric.higher_is_better, rule=rule
+    )
     steps_out: list[dict[str, Any]] = []
-    baseline = outcome.steps[0]
-    done: dict[str, tuple[StepOutcome, dict[str, Any]]] = {}
-    for index, step_outcome in enumerate(outcome.steps):
-        reference = _reference(lab, step_outcome, done, steps_out)
-        step = _step(lab, step_outcome, baseline, reference[0] if reference else None, seed + index)
-        _add_observations(step, step_outcome, reference[1] if reference else None)
+    done: dict[str, dict[str, Any]] = {}
+    for step_outcome in outcome.steps:
+        name = step_outcome.step.name
+        reference = reference_of(name, order, parents)
+        step = _step(lab, step_outcome, order[0], reference, decisions)
+        if step_outcome.runs and step_outcome.runs[0].phases:
+            step["phases"] = _phases(
+                step_outcome.runs,
+                by_name[reference].runs if reference else [],
+                decisions,
+                Pair(reference, name) if reference else None,
+            )
+        _add_observations(step, step_outcome, done[reference] if reference else None)
         steps_out.append(step)
-        done[step_outcome.step.name] = (step_outcome, step)
+        done[name] = step
     return {
         "schema": SCHEMA,
         "lab": lab.name,
@@ -38,7 +67,12 @@ def build_result(outcome: ExperimentOutcome, *, command: str) -> dict[str, Any]:
         "started_at": outcome.started_at,
         "duration_s": round(outcome.duration_s, 1),
         "command": redactor(command),
-        "target": {k: redactor(str(v)) for k, v in outcome.target.items()},
+        "target": {
+            k: {n: redactor(str(x)) for n, x in v.items()}
+            if isinstance(v, dict)
+            else redactor(str(v))
+            for k, v in outcome.target.items()
+        },
         "machine": machine.describe(),
         "params": outcome.params.as_dict(),
         "variables": outcome.variables,
@@ -47,54 +81,97 @@ def build_result(outcome: ExperimentOutcome, *, command: str) -> dict[str, Any]:
             "unit": lab.metric.unit,
             "higher_is_better": lab.metric.higher_is_better,
         },
+        "verdicts": _verdict_rule(outcome, rule, len(decisions)),
+        "plan": _plan(outcome),
         "steps": steps_out,
         "sweeps": _sweeps(outcome.steps, steps_out),
         "skipped": outcome.skipped,
-        "complete": True,
+        "observer": observer_summary([r for o in outcome.steps for r in o.runs]),
+        "reruns": [
+            {
+                "segment": r.segment + 1,
+                "round": r.round,
+                "reason": r.reason,
+                "runs": [run_dict(run) for run in r.runs],
+            }
+            for r in outcome.reruns
+        ],
+        "complete": error is None,
+        **({"error": redactor(error)} if error is not None else {}),
         "passed": all(c["passed"] for s in steps_out for c in s["checks"]),
     }
 
 
-def _reference(
-    lab: Lab,
-    outcome: StepOutcome,
-    done: dict[str, tuple[StepOutcome, dict[str, Any]]],
-    steps_out: list[dict[str, Any]],
-) -> tuple[StepOutcome, dict[str, Any]] | None:
-    """The step this one is compared with: the step it derives from (`from`, or the one
-    before it in the lab), or its nearest ancestor that ran; else the step run before."""
-    parent = outcome.step.parent
-    while parent is not None and parent not in done:
-        parent = lab.step(parent).parent
-    if parent is not None:
-        return done[parent]
-    if steps_out:
-        return done[steps_out[-1]["name"]]
-    return None
+def _rule(outcome: ExperimentOutcome) -> Rule:
+    sequential = outcome.plan.sequential if outcome.plan else outcome.params.reps is None
+    return Rule.for_mode(sequential, outcome.params.margin)
+
+
+def _verdict_rule(outcome: ExperimentOutcome, rule: Rule, comparisons: int) -> dict[str, Any]:
+    """How the verdicts were drawn, so a reader of result.json can redo them."""
+    sequential = rule.alpha == SEQUENTIAL_ALPHA
+    return {
+        "method": "paired t on log ratios by round (Welch across segments)",
+        "alpha": rule.alpha,
+        "sequential": sequential,
+        "looks": list(LOOKS) if sequential else [],
+        "margin": rule.margin,
+        "min_rounds": MIN_ROUNDS,
+        "sign_flip_from": SIGN_FLIP_FROM,
+        "multiple_comparisons": "benjamini-hochberg",
+        "comparisons": comparisons,
+    }
+
+
+def _plan(outcome: ExperimentOutcome) -> dict[str, Any] | None:
+    """The seed, and per segment the rounds that ran: their orders and pgbench seeds."""
+    plan = outcome.plan
+    if plan is None:
+        return None
+    progress = {p.index: p for p in outcome.segments}
+    segments = []
+    for segment in plan.segments:
+        ran = progress[segment.index].rounds if segment.index in progress else 0
+        segments.append(
+            {
+                "steps": list(segment.steps),
+                "rounds": ran,
+                "planned_rounds": len(segment.rounds),
+                "stopped": progress[segment.index].stopped if segment.index in progress else "",
+                "orders": [list(r.order) for r in segment.rounds[:ran]],
+                "pgbench_seeds": [r.pgbench_seed for r in segment.rounds[:ran]],
+                "restart_each_run": segment.restart_each_run,
+                "why_restart": segment.why_restart,
+            }
+        )
+    return {"seed": plan.seed, "segments": segments}
 
 
 def _values(outcome: StepOutcome) -> list[float]:
     return [r.value for r in outcome.runs]
 
 
+def _phase_names(runs: list[RunRecord]) -> list[str]:
+    return [name for name, _ in runs[0].phases] if runs else []
+
+
 def _step(
     lab: Lab,
     outcome: StepOutcome,
-    baseline: StepOutcome,
-    previous: StepOutcome | None,
-    seed: int,
+    baseline: str,
+    reference: str | None,
+    decisions: dict[Pair, Decision],
 ) -> dict[str, Any]:
     step = outcome.step
     samples = _values(outcome)
-    higher = lab.metric.higher_is_better
-    interval = stats.bootstrap_median(samples, seed=seed)
-    vs_base = stats.bootstrap_ratio(samples, _values(baseline), seed=seed)
-    vs_prev = stats.bootstrap_ratio(samples, _values(previous), seed=seed) if previous else None
+    low, high = stats.geometric_interval(samples)
     cv = stats.coefficient_of_variation(samples)
     checks = [*outcome.checks, *(c for r in outcome.runs for c in r.checks)]
     warnings: list[str] = []
     if cv is not None and cv > stats.CV_WARNING:
         warnings.append(f"runs vary by {cv:.0%} (coefficient of variation above 10%)")
+    vs_base = decisions.get(Pair(baseline, step.name))
+    vs_prev = decisions.get(Pair(reference, step.name)) if reference else None
     result: dict[str, Any] = {
         "name": step.name,
         "title": step.title,
@@ -105,36 +182,32 @@ def _step(
         "metric": {
             "name": lab.metric.name,
             "unit": lab.metric.unit,
-            "higher_is_better": higher,
-            "median": interval.median,
-            "ci95": [interval.low, interval.high],
+            "higher_is_better": lab.metric.higher_is_better,
+            "median": stats.median(samples),
+            "ci95": [low, high],
             "samples": samples,
             "cv": cv,
+            "rounds": len(samples),
         },
-        "ratio_vs_baseline": vs_base.as_dict(),
-        "compared_with": previous.step.name if previous else None,
-        "ratio_vs_previous": vs_prev.as_dict() if vs_prev else None,
-        "verdict_vs_baseline": (
-            stats.verdict(vs_base, higher_is_better=higher)
-            if outcome is not baseline
-            else stats.NOT_APPLICABLE
-        ),
-        "verdict_vs_previous": (
-            stats.verdict(vs_prev, higher_is_better=higher) if vs_prev else stats.NOT_APPLICABLE
-        ),
-        "latency_ms": _latency(outcome.runs),
+        "ratio_vs_baseline": (as_dict(vs_base) if vs_base else {"median": 1.0, "ci95": [1.0, 1.0]}),
+        "compared_with": reference,
+        "ratio_vs_previous": as_dict(vs_prev) if vs_prev else None,
+        "verdict_vs_baseline": str(vs_base.verdict) if vs_base else str(Verdict.NOT_APPLICABLE),
+        "verdict_vs_previous": str(vs_prev.verdict) if vs_prev else str(Verdict.NOT_APPLICABLE),
+        "latency_ms": latency(outcome.runs),
         "checks": [{"name": c.name, "passed": c.passed, "detail": c.detail} for c in checks],
         "facts": outcome.facts,
         "fact_units": outcome.fact_units,
-        "runs": [_run(r) for r in outcome.runs],
+        "runs": [run_dict(r) for r in outcome.runs],
         "warnings": warnings,
-        "reported": _reported(outcome, baseline),
+        "reported": _reported(step.reported, lab.step(baseline).reported),
     }
-    if any(r.phases for r in outcome.runs):
-        result["phases"] = _phases(outcome.runs, previous.runs if previous else [], seed)
     tps = [r.tps for r in outcome.runs if r.tps is not None]
     if tps:
         result["tps"] = {"median": stats.median(tps), "samples": tps}
+    cpu = server_cpu_us_per_tx(outcome.runs)
+    if cpu:
+        result["server_cpu_us_per_tx"] = {"median": stats.median(cpu), "samples": cpu}
     return result
 
 
@@ -149,9 +222,12 @@ def _add_observations(
         counts.update(run.observation.waits)
         checkpoints += int(run.observation.stats.get("checkpoints", 0))
         tx = run.pgbench.summary.transactions if run.pgbench else None
-        for key, value in snapshots.unit_figures(run.observation.stats, tx).items():
+        for key, value in observed.unit_figures(run.observation.stats, tx).items():
             figures.setdefault(key, []).append(value)
-    shares = sampler.shares(counts)
+    shares = observed.shares(counts)
+    cpu = server_cpu_us_per_tx(outcome.runs)
+    if cpu and len(cpu) == len(outcome.runs):
+        figures["server_cpu_us_per_tx"] = cpu
     medians = {k: round(stats.median(v), 3) for k, v in figures.items()}
     step["waits"] = shares
     step["wait_samples"] = sum(counts.values())
@@ -191,9 +267,8 @@ def _sweeps(outcomes: list[StepOutcome], steps: list[dict[str, Any]]) -> list[di
     return out
 
 
-def _reported(outcome: StepOutcome, baseline: StepOutcome) -> dict[str, Any] | None:
+def _reported(mine: Reported | None, base: Reported | None) -> dict[str, Any] | None:
     """The article's figure, and its ratio to the article's baseline when both exist."""
-    mine, base = outcome.step.reported, baseline.step.reported
     if mine is None:
         return None
     out: dict[str, Any] = {"value": mine.value, "unit": mine.unit, "note": mine.note}
@@ -204,60 +279,33 @@ def _reported(outcome: StepOutcome, baseline: StepOutcome) -> dict[str, Any] | N
     return out
 
 
-def _latency(runs: list[RunRecord]) -> dict[str, float | None] | None:
-    pooled: list[int] = []
-    averages: list[float] = []
-    for r in runs:
-        if r.pgbench is None:
-            continue
-        pooled.extend(r.pgbench.latencies_us)
-        if r.pgbench.summary.latency_avg_ms is not None:
-            averages.append(r.pgbench.summary.latency_avg_ms)
-    if not averages and not pooled:
-        return None
-    pooled.sort()
-
-    def ms(q: float) -> float | None:
-        v = percentile(pooled, q)
-        return round(v / 1000.0, 4) if v is not None else None
-
-    return {
-        "avg": round(stats.median(averages), 4) if averages else None,
-        "p50": ms(50),
-        "p95": ms(95),
-        "p99": ms(99),
-    }
-
-
 def _phases(
-    runs: list[RunRecord], previous_runs: list[RunRecord], seed: int
+    runs: list[RunRecord],
+    previous_runs: list[RunRecord],
+    decisions: dict[Pair, Decision],
+    pair: Pair | None,
 ) -> list[dict[str, Any]]:
     """Each timed phase's median seconds, its waits and WAL, and its ratio to the same
     phase in the step this one derives from, with a verdict (fewer seconds is faster)
     and a why-line."""
-
-    def samples_of(records: list[RunRecord], name: str) -> list[float]:
-        return [s for r in records for n, s in r.phases if n == name]
-
     out = []
-    for name, _ in runs[0].phases:
-        samples = samples_of(runs, name)
-        interval = stats.bootstrap_median(samples, seed=seed)
+    for name in _phase_names(runs):
+        samples = [s for r in runs for n, s in r.phases if n == name]
+        low, high = stats.geometric_interval(samples)
         phase: dict[str, Any] = {
             "name": name,
-            "seconds": round(interval.median, 3),
-            "ci95": [round(interval.low, 3), round(interval.high, 3)],
+            "seconds": round(stats.median(samples), 3),
+            "ci95": [round(low, 3), round(high, 3)],
             "samples": [round(s, 3) for s in samples],
         }
         shares, figures = _phase_observations(runs, name)
         if figures:
             phase["waits"] = shares
             phase["wal_bytes"] = figures["wal_bytes_per_run"]
-        before = samples_of(previous_runs, name)
-        if before:
-            ratio = stats.bootstrap_ratio(samples, before, seed=seed)
-            phase["ratio_vs_previous"] = ratio.as_dict()
-            phase["verdict_vs_previous"] = stats.verdict(ratio, higher_is_better=False)
+        decision = decisions.get(Pair(pair.reference, pair.step, name)) if pair else None
+        if decision is not None:
+            phase["ratio_vs_previous"] = as_dict(decision)
+            phase["verdict_vs_previous"] = str(decision.verdict)
         previous_shares, previous_figures = _phase_observations(previous_runs, name)
         if figures:
             phase["why"] = bottleneck.why_line(
@@ -275,58 +323,11 @@ def _phase_observations(
 ) -> tuple[dict[str, float], dict[str, float]]:
     """One phase's wait shares over all runs and its median WAL bytes per run; empty
     when no run observed the phase."""
-    observed = [r.observation.phases[name] for r in runs if name in r.observation.phases]
-    if not observed:
+    seen = [r.observation.phases[name] for r in runs if name in r.observation.phases]
+    if not seen:
         return {}, {}
     counts: Counter[str] = Counter()
-    for phase in observed:
+    for phase in seen:
         counts.update(phase.waits)
-    wal = stats.median([float(p.wal_bytes) for p in observed])
-    return sampler.shares(counts), {"wal_bytes_per_run": wal}
-
-
-def _run(record: RunRecord) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "rep": record.rep,
-        "value": record.value,
-        "started_at": record.started_at,
-    }
-    if record.pgbench is not None:
-        s = record.pgbench.summary
-        out.update(
-            {
-                "tps": s.tps,
-                "transactions": s.transactions,
-                "failed": s.failed,
-                "latency_avg_ms": s.latency_avg_ms,
-                "wall_s": round(record.pgbench.wall_s, 3),
-                "client_cpu_s": round(record.pgbench.client_cpu_s, 3),
-                "progress": [[p.time_s, p.tps] for p in record.pgbench.progress],
-                "statements": [
-                    {"script": st.script, "latency_ms": st.latency_ms, "command": st.command}
-                    for st in s.statements
-                ],
-            }
-        )
-    if record.phases:
-        out["phases"] = [_run_phase(record, n, sec) for n, sec in record.phases]
-    if record.background is not None:
-        bg = record.background.summary
-        out["background"] = {"tps": bg.tps, "transactions": bg.transactions, "failed": bg.failed}
-    if record.monitor:
-        out["monitor"] = record.monitor
-    if record.facts:
-        out["facts"] = record.facts
-    out["waits"] = dict(record.observation.waits.most_common())
-    out["stats"] = record.observation.stats
-    out["warnings"] = record.warnings
-    return out
-
-
-def _run_phase(record: RunRecord, name: str, seconds: float) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": name, "seconds": round(seconds, 3)}
-    observed = record.observation.phases.get(name)
-    if observed is not None:
-        out["wal_bytes"] = observed.wal_bytes
-        out["waits"] = dict(observed.waits.most_common())
-    return out
+    wal = stats.median([float(p.wal_bytes) for p in seen])
+    return observed.shares(counts), {"wal_bytes_per_run": wal}

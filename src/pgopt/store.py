@@ -2,7 +2,8 @@
 
 `pgopt-runs/<UTC timestamp>-<lab>/` holds result.json (written atomically:
 a temporary file, then a rename), the raw pgbench outputs under raw/, and the
-reports. Listing and loading stored runs needs no server.
+reports. Listing and loading stored runs needs no server; a loaded result is
+checked against its schema (pgopt/schemas/lab-result-1.json), older files too.
 """
 
 from __future__ import annotations
@@ -12,13 +13,19 @@ import os
 import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cache
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
 
 from .errors import UsageError
 
 RESULT_FILE = "result.json"
 SCHEMA = "pgopt.lab-result/1"
+SCHEMA_FILE = "lab-result-1.json"  # in pgopt/schemas/
 DEFAULT_RUNS_DIR = Path("pgopt-runs")
 
 
@@ -83,7 +90,25 @@ def load_result(run_dir: Path) -> dict[str, Any]:
         raise UsageError(f"{path}: not valid JSON: {e}") from e
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
         raise UsageError(f"{path}: not a {SCHEMA} result")
+    problem = schema_problem(data)
+    if problem is not None:
+        raise UsageError(f"{path}: not a valid {SCHEMA} result: {problem}")
     return data
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    schema = json.loads(files("pgopt.schemas").joinpath(SCHEMA_FILE).read_text())
+    return Draft202012Validator(schema)
+
+
+def schema_problem(result: dict[str, Any]) -> str | None:
+    """The first way `result` breaks schemas/lab-result-1.json, or None."""
+    error = best_match(_validator().iter_errors(result))
+    if error is None:
+        return None
+    where = "/".join(map(str, error.absolute_path)) or "the top level"
+    return f"{where}: {error.message}"
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,6 @@ older server: PostgreSQL 15 here), otherwise against a second embedded server
 reached only through its DSN.
 """
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 
 from pgopt.binaries import PgBinaries
 from pgopt.cli import main
+from pgopt.store import load_result
 from pgopt.target.embedded import EmbeddedTarget
 
 from .conftest import LOCAL_DSN, local_server_answers
@@ -95,7 +95,7 @@ def test_settings_are_applied_then_reset_and_database_dropped(
         ["lab", "run", str(lab_dir), "--quick", "--dsn", dsn, "--allow-settings", "--out", str(out)]
     )
     assert code == 0
-    result = json.loads((out / "result.json").read_text())
+    result = load_result(out)
     assert result["target"]["kind"] == "dsn"
     assert [s["name"] for s in result["steps"]] == ["baseline", "async"]
     assert all(c["passed"] for s in result["steps"] for c in s["checks"])
@@ -131,7 +131,7 @@ def test_batch_lab_dumps_and_restores_through_the_dsn(dsn: str, tmp_path: Path) 
     out = tmp_path / "out"
     args = ["lab", "run", "batch", "--quick", "--dsn", dsn, "--steps", "defaults"]
     assert main([*args, "--out", str(out)]) == 0
-    result = json.loads((out / "result.json").read_text())
+    result = load_result(out)
     (step,) = result["steps"]
     assert step["phases"][0]["name"] == "restore"
     assert step["checks"] and all(c["passed"] for c in step["checks"]), step["checks"]
@@ -162,5 +162,5 @@ def test_pg15_binaries_run_smoke(tmp_path: Path, workdir: Path) -> None:
         )
         == 0
     )
-    result = json.loads((out / "result.json").read_text())
+    result = load_result(out)
     assert result["target"]["server_version"].startswith("15.")

@@ -2,7 +2,6 @@
 the article says (CLUSTER makes a key's rows adjacent, updates without fillfactor
 scatter them again). Facts about the data only, never timings."""
 
-import json
 import shutil
 import tempfile
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any
 import pytest
 
 from pgopt.cli import main
+from pgopt.store import load_result
 
 # Every step but the two *_big_buffers ones, which only restart the server with
 # another shared_buffers; the baseline is always included.
@@ -45,7 +45,7 @@ def result(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     assert code == 0
-    data: dict[str, Any] = json.loads((out / "result.json").read_text())
+    data: dict[str, Any] = load_result(out)
     return data
 
 

@@ -4,7 +4,6 @@ running afterwards so the data itself can be checked, then stopped and removed.
 No performance thresholds: only what must hold on any machine.
 """
 
-import json
 import os
 import shutil
 import signal
@@ -20,6 +19,7 @@ import pytest
 
 from pgopt.cli import main
 from pgopt.lab import resolve_lab
+from pgopt.store import load_result
 
 from .conftest import pgopt_processes
 
@@ -65,7 +65,7 @@ def login_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LoginRun]:
         assert len(roots) == 1, roots
         root = roots[0]
         port = int((root / "data" / "postmaster.pid").read_text().splitlines()[3])
-        result = json.loads((out / "result.json").read_text())
+        result = load_result(out)
         yield LoginRun(
             result=result,
             steps={s["name"]: s for s in result["steps"]},

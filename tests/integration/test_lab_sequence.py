@@ -1,7 +1,6 @@
 """The sequence lab: unique values across concurrent clients, values/s = tps x values
 per call, the article's full matrix, and the Redis steps run or skipped with a reason."""
 
-import json
 import re
 from itertools import product
 from pathlib import Path
@@ -13,6 +12,7 @@ import redis
 from pgopt.cli import main
 from pgopt.lab.catalog import resolve_lab
 from pgopt.lab.spec import Lab
+from pgopt.store import load_result
 
 REDIS_STEPS = ("py_redis_incr", "py_redis_pipelined")
 
@@ -43,7 +43,7 @@ def run_lab(out: Path, workdir: Path, steps: str, *extra: str) -> dict[str, Any]
         ]
     )
     assert code == 0
-    result: dict[str, Any] = json.loads((out / "result.json").read_text())
+    result: dict[str, Any] = load_result(out)
     return result
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from pgopt.errors import BenchError
 from pgopt.pgbench.command import PgbenchSpec, ScriptRef
+from pgopt.pgbench.parse import ProgressSample
 from pgopt.pgbench.runner import run_pgbench
 from pgopt.target.embedded import EmbeddedTarget
 
@@ -13,7 +14,7 @@ from pgopt.target.embedded import EmbeddedTarget
 def test_run_parsed_end_to_end(server: EmbeddedTarget, tmp_path: Path) -> None:
     script = tmp_path / "bench.sql"
     script.write_text("\\set k random(1, :rows)\nselect :k + 1;\n")
-    seen = []
+    seen: list[ProgressSample] = []
     result = run_pgbench(
         server.binaries.path("pgbench"),
         PgbenchSpec(

@@ -32,6 +32,7 @@ def test_duration_run_with_statement_latencies(version: str) -> None:
     assert s.latency_avg_ms is not None and s.latency_stddev_ms is not None
     assert s.initial_connection_ms is not None
     # tps agrees with transactions / duration to within connection start-up
+    assert s.duration_s is not None
     assert s.tps == pytest.approx(s.transactions / s.duration_s, rel=0.02)
     commands = [st.command for st in s.statements]
     assert len(commands) == 11 and commands[4] == "BEGIN;" and commands[-1] == "END;"

@@ -9,6 +9,8 @@ import pytest
 from pgopt.errors import UsageError
 from pgopt.store import SCHEMA, list_runs, load_result, new_run_dir, write_atomic, write_result
 
+RESULTS = Path(__file__).parent.parent / "data" / "results"
+
 
 def test_write_atomic_leaves_no_temporary_file_and_a_readable_mode(tmp_path: Path) -> None:
     target = tmp_path / "result.json"
@@ -19,11 +21,14 @@ def test_write_atomic_leaves_no_temporary_file_and_a_readable_mode(tmp_path: Pat
 
 
 def test_runs_are_listed_and_bad_folders_skipped(tmp_path: Path) -> None:
+    stored = json.loads((RESULTS / "smoke-a" / "result.json").read_text())
     for lab, started in (("b", "2026-01-02T00:00:00Z"), ("a", "2026-01-01T00:00:00Z")):
         run = new_run_dir(lab, tmp_path / lab)
-        write_result(run, {"schema": SCHEMA, "lab": lab, "started_at": started, "steps": []})
+        write_result(run, {**stored, "lab": lab, "started_at": started})
     (tmp_path / "junk").mkdir()
     (tmp_path / "junk" / "result.json").write_text("not json")
+    (tmp_path / "invalid").mkdir()
+    write_result(tmp_path / "invalid", {"schema": SCHEMA, "lab": "c", "steps": []})
     assert [r.result["lab"] for r in list_runs(tmp_path)] == ["a", "b"]
 
 

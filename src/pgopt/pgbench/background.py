@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from .runner import PgbenchResult
+from ..model.pgbench_run import PgbenchResult
 
 
 class BackgroundRun:

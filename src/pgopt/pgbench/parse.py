@@ -233,8 +233,9 @@ def _leading_int(text: str | None) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def parse_log_latencies(lines: Iterable[str]) -> list[int]:
-    """Latencies in microseconds of successful transactions, from `-l` log lines.
+def parse_log_latencies(lines: Iterable[str], since_epoch_us: int = 0) -> list[int]:
+    """Latencies in microseconds of successful transactions, from `-l` log lines,
+    leaving out those that ended before `since_epoch_us` (a run's warm-up).
 
     Line: client_id transaction_no time script_no time_epoch time_us [lag] [retries];
     `time` is 'failed' or 'skipped' (15+) for transactions that did not commit.
@@ -243,6 +244,8 @@ def parse_log_latencies(lines: Iterable[str]) -> list[int]:
     for line in lines:
         fields = line.split()
         if len(fields) >= 6 and fields[2].isdigit():
+            if since_epoch_us and int(fields[4]) * 1_000_000 + int(fields[5]) < since_epoch_us:
+                continue
             out.append(int(fields[2]))
     return out
 

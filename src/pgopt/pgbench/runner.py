@@ -13,16 +13,15 @@ import threading
 import time
 from array import array
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import BenchError, BinariesError
+from ..model.pgbench_run import PgbenchResult
 from ..processes import CLIENT_ESCALATION, stop
 from ..redact import redactor
 from .command import PgbenchSpec, build_args
 from .parse import (
     ProgressSample,
-    Summary,
     abort_message,
     parse_log_latencies,
     parse_progress_line,
@@ -30,20 +29,6 @@ from .parse import (
 )
 
 ProgressCallback = Callable[[ProgressSample], None]
-
-
-@dataclass(frozen=True)
-class PgbenchResult:
-    """A finished, valid pgbench run."""
-
-    args: tuple[str, ...]
-    summary: Summary
-    progress: tuple[ProgressSample, ...]
-    latencies_us: array[int]
-    stdout: str
-    stderr: str
-    wall_s: float
-    client_cpu_s: float
 
 
 def run_pgbench(
@@ -55,11 +40,15 @@ def run_pgbench(
     on_progress: ProgressCallback | None = None,
     timeout_s: float | None = None,
     cancel: threading.Event | None = None,
+    warmup_s: int = 0,
 ) -> PgbenchResult:
-    """Run pgbench to completion; `cancel`, when set from another thread, stops it."""
+    """Run pgbench to completion; `cancel`, when set from another thread, stops it.
+    Latencies logged in the first `warmup_s` seconds are left out."""
     args = build_args(pgbench, spec)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    own_before = resource.getrusage(resource.RUSAGE_SELF)
     started = time.monotonic()
+    started_epoch = time.time()
     try:
         proc = subprocess.Popen(
             args,
@@ -104,11 +93,13 @@ def run_pgbench(
             timer.cancel()
     wall = time.monotonic() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    own_after = resource.getrusage(resource.RUSAGE_SELF)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    own = (own_after.ru_utime - own_before.ru_utime) + (own_after.ru_stime - own_before.ru_stime)
 
     stdout = "".join(stdout_parts)
     stderr = "".join(stderr_lines)
-    latencies = _collect_latencies(spec.log_prefix)
+    latencies = _collect_latencies(spec.log_prefix, int((started_epoch + warmup_s) * 1e6))
     aborted = abort_message(stderr_lines)
     if proc.returncode != 0 or aborted:
         reason = aborted or _tail(stderr) or f"exit code {proc.returncode}"
@@ -117,17 +108,25 @@ def run_pgbench(
         raise BenchError(redactor(f"pgbench failed: {reason}"))
     summary = parse_summary(stdout)
     return PgbenchResult(
-        tuple(args), summary, tuple(progress), latencies, stdout, stderr, wall, cpu
+        tuple(args),
+        summary,
+        tuple(progress),
+        latencies,
+        stdout,
+        stderr,
+        wall,
+        cpu,
+        own,
     )
 
 
-def _collect_latencies(prefix: Path | None) -> array[int]:
+def _collect_latencies(prefix: Path | None, since_epoch_us: int) -> array[int]:
     values: array[int] = array("q")
     if prefix is None:
         return values
     for log in sorted(prefix.parent.glob(prefix.name + ".*")):
         with open(log) as f:
-            values.extend(parse_log_latencies(f))
+            values.extend(parse_log_latencies(f, since_epoch_us))
         log.unlink()
     return values
 

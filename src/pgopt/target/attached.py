@@ -9,7 +9,7 @@ end. Settings that need a restart are refused.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
@@ -19,14 +19,14 @@ from psycopg.conninfo import conninfo_to_dict
 
 from ..binaries import PgBinaries
 from ..errors import SettingsError, TargetError, UsageError
+from ..model.facts import ServerFacts
+from ..queries import load
 from ..redact import redact_dsn, redactor
-from .base import LAB_COMMENT, LAB_DATABASE, Target
+from .base import LAB_COMMENT, LAB_DATABASE, Target, first_line
 from .embedded import reload_and_wait
 from .settings import (
     SESSION_CONTEXTS,
     SettingChange,
-    classify_settings,
-    normalize,
     refuse_for_attached,
 )
 
@@ -60,6 +60,7 @@ class AttachedTarget(Target):
         self._admin_db = str(self._params.get("dbname") or "postgres")
         self._system_originals: dict[str, str | None] = {}
         self._created = False
+        self._checkpoint_refused = False
 
     def conninfo(self, dbname: str | None = None) -> dict[str, Any]:
         params = dict(self._params)
@@ -82,6 +83,15 @@ class AttachedTarget(Target):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
+        try:
+            self._clean_up()
+        except psycopg.Error as e:
+            raise TargetError(
+                f"could not reset what pgopt set on the server: {first_line(e)}"
+            ) from e
+
+    def _clean_up(self) -> None:
+        """Reset the settings pgopt changed; drop pgopt_lab (or keep it with --keep)."""
         with self.connect(self._admin_db) as admin:
             self._restore_system_settings(admin)
             if not self._created:
@@ -130,18 +140,33 @@ class AttachedTarget(Target):
             admin.execute(sql.SQL("drop database if exists {}").format(ident))
         self._created = False
 
-    # -- settings ----------------------------------------------------------
+    def peek(self) -> ServerFacts:
+        """The server's facts, read in a read-only session of the database the DSN names,
+        without creating anything: what a dry run needs."""
+        params = {**self._params, "options": "-c default_transaction_read_only=on"}
+        try:
+            with psycopg.connect(**params, autocommit=True, connect_timeout=10) as conn:
+                self._read_version(conn)
+                rows = conn.execute(load("setting_contexts")).fetchall()
+        except psycopg.Error as e:
+            raise TargetError(f"cannot reach the server of --dsn: {first_line(e)}") from e
+        self._contexts = {str(name): str(context) for name, context in rows}
+        return self.facts()
 
-    def unsupported(self, wanted: Mapping[str, object]) -> str | None:
-        changes = classify_settings(normalize(wanted), {}, self.setting_contexts())
-        restart = [c.name for c in changes if c.needs_restart]
-        if restart:
-            return (
-                f"{', '.join(restart)} needs a restart, and pgopt never restarts a server "
-                "it did not start"
-            )
-        refuse_for_attached(changes, self.allow_settings)
-        return None
+    def settle(self) -> None:
+        """A CHECKPOINT before every timed run, only with --allow-settings (it makes the
+        server write its dirty buffers now) and where the role may (superuser, or
+        pg_checkpoint from PostgreSQL 15); said once where it may not."""
+        if not self.allow_settings or self._checkpoint_refused:
+            return
+        try:
+            with self.connect() as conn:
+                conn.execute("checkpoint")
+        except (psycopg.Error, TargetError) as e:
+            self._checkpoint_refused = True
+            self.say(f"no CHECKPOINT before each run ({first_line(e)}): runs start as they come")
+
+    # -- settings ----------------------------------------------------------
 
     def _apply(self, changes: list[SettingChange]) -> None:
         refuse_for_attached(changes, self.allow_settings)

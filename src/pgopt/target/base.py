@@ -13,6 +13,8 @@ from psycopg.conninfo import make_conninfo
 
 from ..binaries import PgBinaries
 from ..errors import TargetError
+from ..model.facts import ServerFacts
+from ..queries import load
 from .settings import SettingChange, classify_settings, normalize
 
 LAB_DATABASE = "pgopt_lab"
@@ -72,7 +74,7 @@ class Target(abc.ABC):
         try:
             return psycopg.connect(**params, autocommit=autocommit, connect_timeout=10)
         except psycopg.Error as e:
-            raise TargetError(f"cannot connect to {self.display_dsn()}: {_first_line(e)}") from e
+            raise TargetError(f"cannot connect to {self.display_dsn()}: {first_line(e)}") from e
 
     def client_env(self) -> dict[str, str]:
         """Environment for pgbench and psql: the connection as libpq variables, so the
@@ -90,6 +92,20 @@ class Target(abc.ABC):
         params = {k: v for k, v in self.conninfo().items() if k != "password"}
         return make_conninfo(**{k: str(v) for k, v in params.items()})
 
+    def settle(self) -> None:  # noqa: B027 - a no-op unless the target owns the server
+        """Before every timed run, whatever the step: a CHECKPOINT, so that no run starts
+        with another run's dirty buffers to write. Only where pgopt owns the server."""
+
+    def server_cpu_s(self) -> float | None:
+        """CPU seconds the server's processes have used so far, or None where pgopt
+        cannot read them (a server on another machine)."""
+        return None
+
+    def backend_cpu_s(self, pid: int) -> float | None:
+        """CPU seconds one backend of the server has used, or None where pgopt cannot
+        read them."""
+        return None
+
     def restart_for_run(self) -> bool:
         """Restart the server so a run starts from a fresh postmaster; False where
         pgopt may not (a server it did not start)."""
@@ -100,18 +116,23 @@ class Target(abc.ABC):
     def setting_contexts(self) -> dict[str, str]:
         if self._contexts is None:
             with self.connect() as conn:
-                rows = conn.execute("select name, context from pg_settings").fetchall()
+                rows = conn.execute(load("setting_contexts")).fetchall()
             self._contexts = {name: context for name, context in rows}
         return self._contexts
 
     def plan_settings(self, wanted: Mapping[str, object]) -> list[SettingChange]:
         return classify_settings(normalize(wanted), self._applied, self.setting_contexts())
 
-    def unsupported(self, wanted: Mapping[str, object]) -> str | None:
-        """Checked before anything runs: raises for settings that are errors, returns
-        why a step cannot run here (its step is skipped), or None."""
-        classify_settings(normalize(wanted), {}, self.setting_contexts())
-        return None
+    def facts(self) -> ServerFacts:
+        """What planning needs to know about this server."""
+        return ServerFacts(
+            kind=self.kind,
+            version_num=self.server_version_num,
+            pgbench_major=self.binaries.major,
+            contexts=self.setting_contexts(),
+            owned=self.kind == "embedded",
+            allow_settings=getattr(self, "allow_settings", True),
+        )
 
     def apply_settings(self, wanted: Mapping[str, object]) -> list[SettingChange]:
         """Make the server run with exactly `wanted` on top of its own configuration."""
@@ -125,24 +146,10 @@ class Target(abc.ABC):
     def _apply(self, changes: list[SettingChange]) -> None:
         """Carry out `changes` (already validated by name)."""
 
-    def current_settings(self, names: list[str]) -> dict[str, str]:
-        if not names:
-            return {}
-        with self.connect() as conn:
-            rows = conn.execute(
-                "select name, current_setting(name) from pg_settings where name = any(%s)",
-                [names],
-            ).fetchall()
-        return dict(rows)
-
     def non_default_settings(self) -> dict[str, str]:
         """Settings that differ from the built-in defaults, for the report's environment."""
         with self.connect() as conn:
-            rows = conn.execute(
-                "select name, current_setting(name) from pg_settings "
-                "where source not in ('default', 'override', 'client', 'session') "
-                "order by name"
-            ).fetchall()
+            rows = conn.execute(load("non_default_settings")).fetchall()
         return dict(rows)
 
     # -- lifecycle ---------------------------------------------------------
@@ -174,6 +181,6 @@ class Target(abc.ABC):
     ) -> None: ...
 
 
-def _first_line(e: BaseException) -> str:
+def first_line(e: BaseException) -> str:
     text = str(e).strip()
     return text.splitlines()[0] if text else type(e).__name__

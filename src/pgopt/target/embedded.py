@@ -28,7 +28,8 @@ from ..binaries import PgBinaries
 from ..errors import BinariesError, SettingsError, TargetError
 from ..machine import filesystem_type
 from ..processes import stop
-from .base import LAB_COMMENT, LAB_DATABASE, Target
+from .base import LAB_COMMENT, LAB_DATABASE, Target, first_line
+from .cpu import process_cpu_s, tree_cpu_s
 from .runas import ServerUser, can_enter, reachable_binaries, server_user
 from .settings import SettingChange
 
@@ -140,6 +141,9 @@ class EmbeddedTarget(Target):
                 conn.execute(
                     sql.SQL("comment on database {} is {}").format(ident, sql.Literal(LAB_COMMENT))
                 )
+        except psycopg.Error as e:
+            self._teardown()
+            raise TargetError(f"cannot prepare the embedded server: {first_line(e)}") from e
         except BaseException:
             self._teardown()
             raise
@@ -282,6 +286,16 @@ class EmbeddedTarget(Target):
     def restart_for_run(self) -> bool:
         self.restart()
         return True
+
+    def settle(self) -> None:
+        with self.connect() as conn:
+            conn.execute("checkpoint")
+
+    def backend_cpu_s(self, pid: int) -> float | None:
+        return process_cpu_s(pid)
+
+    def server_cpu_s(self) -> float | None:
+        return tree_cpu_s(self._proc.pid) if self._proc is not None else None
 
     def log_tail(self, lines: int = 15) -> str:
         try:

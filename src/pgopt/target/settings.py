@@ -76,3 +76,23 @@ def refuse_for_attached(changes: Iterable[SettingChange], allow_settings: bool) 
             f"setting {', '.join(restart)} needs a server restart; pgopt never restarts "
             "a server it did not start (run this step on the embedded server)"
         )
+
+
+def unsupported_reason(
+    wanted: Mapping[str, object], contexts: Mapping[str, str], *, owned: bool, allow_settings: bool
+) -> str | None:
+    """Why a step with settings `wanted` cannot run on a server (its step is skipped),
+    or None; raises for settings that are errors anywhere. `owned`: a server pgopt
+    started, which it may restart; otherwise a user's server, where settings need
+    --allow-settings and a restart-only one skips the step."""
+    changes = classify_settings(normalize(wanted), {}, contexts)
+    if owned:
+        return None
+    restart = [c.name for c in changes if c.needs_restart]
+    if restart:
+        return (
+            f"{', '.join(restart)} needs a restart, and pgopt never restarts a server "
+            "it did not start"
+        )
+    refuse_for_attached(changes, allow_settings)
+    return None

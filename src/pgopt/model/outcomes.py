@@ -1,30 +1,19 @@
 """What the engine measured: records of runs, steps and the whole experiment.
 
 Plain mutable dataclasses filled in as a lab runs; result.py turns them into
-result.json. `Display` is what the engine tells the person watching.
+result.json.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from .lab.spec import Lab, Step
-from .observe import Observation
-from .params import RunParams
-from .pgbench.parse import ProgressSample
-from .pgbench.runner import PgbenchResult
-
-
-class Display(Protocol):
-    """What the engine tells the person watching."""
-
-    def message(self, text: str) -> None: ...
-    def run_started(self, step: Step, label: str, seconds: float | None) -> None: ...
-    def progress(self, sample: ProgressSample, per_transaction: float) -> None: ...
-    def phase_started(self, phase: str) -> None: ...
-    def phase_finished(self, phase: str, seconds: float) -> None: ...
-    def run_finished(self, step: Step, label: str, value: float | None, unit: str) -> None: ...
+from ..engine.plan import Plan
+from ..lab.spec import Lab, Step
+from ..params import RunParams
+from .observation import Observation
+from .pgbench_run import PgbenchResult
 
 
 @dataclass
@@ -40,9 +29,12 @@ class RunRecord:
     """One timed run of one step."""
 
     step: str
-    rep: int
+    round: int  # 1-based within its segment
     value: float
-    tps: float | None = None
+    segment: int = 0
+    position: int = 1  # its place in the round's order, 1-based
+    pgbench_seed: int | None = None
+    tps: float | None = None  # transactions per second after the warm-up
     pgbench: PgbenchResult | None = None
     phases: list[tuple[str, float]] = field(default_factory=list)
     checks: list[CheckOutcome] = field(default_factory=list)
@@ -52,6 +44,29 @@ class RunRecord:
     background: PgbenchResult | None = None
     monitor: dict[str, list[list[float]]] = field(default_factory=dict)
     facts: dict[str, str] = field(default_factory=dict)  # a fresh step's, after this run
+    server_cpu_s: float | None = None  # CPU of the server's processes during the run
+    contamination: str | None = None  # why its per-second samples look disturbed
+
+
+@dataclass
+class Rerun:
+    """A round run again because one of its runs looked disturbed; its runs are kept
+    here and left out of every figure."""
+
+    segment: int
+    round: int
+    reason: str
+    runs: list[RunRecord]
+
+
+@dataclass
+class SegmentProgress:
+    """How far a segment of the plan got: rounds run and why it stopped there."""
+
+    index: int
+    rounds: int = 0
+    stopped: str = ""  # 'every comparison decided', 'a fixed count', ...
+    reruns_allowed: bool = True
 
 
 @dataclass
@@ -74,3 +89,6 @@ class ExperimentOutcome:
     target: dict[str, Any]
     variables: dict[str, str]
     skipped: list[dict[str, str]] = field(default_factory=list)
+    plan: Plan | None = None
+    segments: list[SegmentProgress] = field(default_factory=list)
+    reruns: list[Rerun] = field(default_factory=list)

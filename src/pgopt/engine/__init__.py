@@ -1,0 +1,1 @@
+"""The one engine that runs workloads: plan (pure), then execute on a target."""

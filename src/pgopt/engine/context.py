@@ -1,0 +1,69 @@
+"""What every run of a lab needs to know: the lab, the parameters, the server, the
+run folder, and each step's variables, settings and clients resolved once."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..lab import expressions
+from ..lab.spec import Lab, Step
+from ..params import RunParams
+from ..psql import Psql
+from ..target.base import Target
+from .display import Display
+from .plan import step_settings
+
+
+@dataclass
+class RunContext:
+    lab: Lab
+    params: RunParams
+    target: Target
+    run_dir: Path
+    display: Display
+    variables: dict[str, str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.variables = self._dataset_variables()
+
+    def _dataset_variables(self) -> dict[str, str]:
+        """The dataset's size variable, `scale`, and the lab's variables, which may be
+        computed from those (`keys = "{rows // 10000}"`)."""
+        ds = self.lab.dataset
+        names: dict[str, float] = {"scale": self.params.scale}
+        if ds.variable:
+            names[ds.variable] = ds.size_at(self.params.scale)
+        out = {k: expressions.expand(v, names) for k, v in ds.variables.items()}
+        out["scale"] = f"{self.params.scale:g}"
+        if ds.variable:
+            out[ds.variable] = str(ds.size_at(self.params.scale))
+        return out
+
+    def step_variables(self, step: Step) -> dict[str, str]:
+        return {**self.variables, **step.variables, "clients": str(self.clients(step))}
+
+    def settings(self, step: Step) -> dict[str, str]:
+        return step_settings(step, self.params)
+
+    def clients(self, step: Step) -> int:
+        """--clients overrides every step's clients, except within a client sweep."""
+        if step.sweep is not None:
+            return step.clients
+        return self.params.clients or step.clients
+
+    def clients_threads(self, step: Step) -> tuple[int, int]:
+        """pgbench clients and threads: threads default to min(clients, cores), at most 2."""
+        clients = self.clients(step)
+        return clients, max(1, min(step.threads or min(clients, 2), clients))
+
+    def psql(self) -> Psql:
+        return Psql(self.target.binaries, self.target.client_env())
+
+    def warmup_s(self, step: Step) -> int:
+        """Seconds at the start of a timed pgbench run that its figure leaves out: only
+        runs timed by duration have them (a fixed transaction count stays exact)."""
+        timed_by_pgbench = not step.phases and step.probe is None
+        if not timed_by_pgbench or step.transactions is not None or step.fresh:
+            return 0
+        return self.params.warmup_s

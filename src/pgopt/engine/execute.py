@@ -1,0 +1,327 @@
+"""Carry out a lab's plan on a target: rounds of runs, each prepared alike, with
+re-runs of disturbed rounds and sequential looks; keep every measurement.
+
+Every timed run gets the same preparation whatever its step: the step's settings,
+a fresh postmaster where the segment restarts before every run, fresh data for a
+`fresh` step, then a CHECKPOINT; pgbench runs warm-up and measurement in one go
+with the round's random seed. A round with a disturbed run (a second below half
+the run's median) is run again once; when the re-run is disturbed too, the
+workload is bursty by nature and the segment re-runs nothing more.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from .. import machine, probes
+from ..analysis import guards
+from ..analysis.comparisons import lab_decisions
+from ..analysis.verdicts import Rule
+from ..errors import TargetError
+from ..lab.spec import Lab, Step
+from ..model.outcomes import ExperimentOutcome, Rerun, RunRecord, SegmentProgress, StepOutcome
+from ..monitor import SqlMonitor
+from ..observe import Observer
+from ..params import RunParams, select_steps
+from ..target.base import Target, first_line
+from . import workloads
+from .checks import compare_same_checks, measure_facts, record_step_checks, run_checks
+from .context import RunContext
+from .display import Display
+from .plan import Plan, Round, Segment, plan_steps
+
+
+class Experiment:
+    def __init__(
+        self, lab: Lab, params: RunParams, target: Target, run_dir: Path, display: Display
+    ) -> None:
+        self.ctx = RunContext(lab, params, target, run_dir, display)
+        self.lab, self.params, self.target, self.display = lab, params, target, display
+        self._started = datetime.now(UTC)
+        self._t0 = time.monotonic()
+        self._outcomes: dict[str, StepOutcome] = {}
+        self._observer: Observer | None = None
+        self._skipped: list[dict[str, str]] = []
+        self._restart_refused = False
+        self._expected_tps: dict[str, float] = {}
+        self._plan: Plan | None = None
+        self._progress: list[SegmentProgress] = []
+        self._reruns: list[Rerun] = []
+        self._non_default: dict[str, str] | None = None
+
+    @property
+    def variables(self) -> dict[str, str]:
+        return self.ctx.variables
+
+    # -- the plan ----------------------------------------------------------------
+
+    def plan(self) -> Plan:
+        """Which steps run, in which rounds and orders; steps this server cannot run are
+        left out with their reason."""
+        if self._plan is not None:
+            return self._plan
+        steps = select_steps(self.lab, list(self.params.steps))
+        unavailable = {}
+        for step in steps:
+            if step.probe is not None:
+                probe_ctx = workloads.probe_context(self.ctx, step)
+                reason = probes.get(step.probe).unavailable(probe_ctx)
+                if reason:
+                    unavailable[step.name] = reason
+        self._plan = plan_steps(self.lab, self.params, self.target.facts(), unavailable)
+        for name, reason in self._plan.skipped:
+            self.display.message(f"skipping step {name}: {reason}")
+            self._skipped.append({"name": name, "reason": reason})
+        return self._plan
+
+    # -- the whole lab -------------------------------------------------------------
+
+    def run(self) -> ExperimentOutcome:
+        """Carry out the plan; a database error becomes a TargetError here, at the
+        boundary between pgopt and the server."""
+        try:
+            return self._run()
+        except psycopg.Error as e:
+            raise TargetError(f"database error: {first_line(e)}") from e
+
+    def _run(self) -> ExperimentOutcome:
+        plan = self.plan()
+        steps = [self.lab.step(n) for seg in plan.segments for n in seg.steps]
+        self._outcomes = {s.name: StepOutcome(s, self.ctx.settings(s)) for s in steps}
+        try:
+            if not all(s.fresh for s in steps):
+                self.setup_dataset()
+            for segment in plan.segments:
+                self._run_segment(segment)
+        finally:
+            # the dataset dump is only the restore phases' input, and it is big
+            (self.ctx.run_dir / workloads.DUMP_FILE).unlink(missing_ok=True)
+        compare_same_checks(self.lab, list(self._outcomes.values()))
+        self._non_default = self.target.non_default_settings()
+        return self.outcome()
+
+    def outcome(self) -> ExperimentOutcome:
+        """What has been measured so far: everything after `run`; after an error or an
+        interruption, the finished runs of the steps that have any."""
+        return ExperimentOutcome(
+            lab=self.lab,
+            params=self.params,
+            started_at=self._started.strftime("%Y-%m-%dT%H:%M:%SZ"),
+            duration_s=time.monotonic() - self._t0,
+            steps=[o for o in self._outcomes.values() if o.runs],
+            target=self._target_facts(),
+            variables=self.variables,
+            skipped=self._skipped,
+            plan=self._plan,
+            segments=self._progress,
+            reruns=self._reruns,
+        )
+
+    def _target_facts(self) -> dict[str, Any]:
+        facts = self.target.describe()
+        if self._non_default is not None:
+            facts["non_default_settings"] = self._non_default
+        return facts
+
+    def setup_dataset(self, step: Step | None = None) -> None:
+        """Run the lab's setup files: once for the lab, or quietly before each run of a
+        fresh step (with that step's variables)."""
+        ds = self.lab.dataset
+        if not ds.setup:
+            return
+        if step is None:
+            size = f" ({ds.variable} = {self.variables[ds.variable]})" if ds.variable else ""
+            self.display.message(f"setting up the dataset{size}")
+        t0 = time.monotonic()
+        variables = self.ctx.step_variables(step) if step else self.variables
+        for path in ds.setup:
+            self.ctx.psql().run_file(path, variables, what="setup file")
+        if step is not None:
+            return
+        if ds.dump:
+            self.ctx.psql().program(
+                "pg_dump",
+                ["--format=custom", "--file", str(self.ctx.run_dir / workloads.DUMP_FILE)],
+                what="dataset dump",
+            )
+        self.display.message(f"dataset ready in {time.monotonic() - t0:.1f}s")
+
+    # -- a segment: rounds until the plan ends or every comparison is decided -------
+
+    def _run_segment(self, segment: Segment) -> None:
+        steps = [self.lab.step(n) for n in segment.steps]
+        first = steps[0]
+        if first.schema and not first.fresh:
+            self.target.apply_settings(self.ctx.settings(first))
+            self._apply_schema(first)
+        progress = SegmentProgress(segment.index)
+        self._progress.append(progress)
+        progress.stopped = "undecided at the last look" if segment.looks else "a fixed count"
+        for planned in segment.rounds:
+            for record in self._run_round(segment, planned, progress):
+                self._outcomes[record.step].runs.append(record)
+            progress.rounds = planned.number
+            if planned.number in segment.looks and self._decided(segment):
+                progress.stopped = "every comparison decided"
+                break
+        for step in steps:
+            # facts and checks of a step are measured under that step's settings
+            self.target.apply_settings(self.ctx.settings(step))
+            record_step_checks(self.ctx, step, self._outcomes[step.name])
+
+    def _run_round(
+        self, segment: Segment, planned: Round, progress: SegmentProgress
+    ) -> list[RunRecord]:
+        """Every step of the round, in the round's order; once more if a run was disturbed."""
+        runs = self._round_runs(segment, planned, attempt=1)
+        reason = next((f"{r.step}: {r.contamination}" for r in runs if r.contamination), None)
+        if reason is None or not progress.reruns_allowed:
+            return runs
+        self._reruns.append(Rerun(segment.index, planned.number, reason, runs))
+        self.display.message(f"round {planned.number} disturbed ({reason}); running it again")
+        runs = self._round_runs(segment, planned, attempt=2)
+        if any(r.contamination for r in runs):
+            progress.reruns_allowed = False
+            self.display.message(
+                "disturbed again: kept, and no more re-runs in this segment "
+                "(its per-second throughput is uneven by nature)"
+            )
+        return runs
+
+    def _round_runs(self, segment: Segment, planned: Round, *, attempt: int) -> list[RunRecord]:
+        return [
+            self._timed_run(self.lab.step(name), segment, planned, position, attempt)
+            for position, name in enumerate(planned.order, 1)
+        ]
+
+    def _decided(self, segment: Segment) -> bool:
+        """Every comparison of this segment's steps has a verdict more rounds would not
+        change: faster, slower or no-change."""
+        decisions = lab_decisions(
+            list(self._outcomes.values()),
+            self.lab.steps,
+            higher_is_better=self.lab.metric.higher_is_better,
+            rule=Rule(self._plan.alpha if self._plan else 0.05, self.params.margin),
+            only=segment.steps,
+        )
+        return all(d.verdict.decided for d in decisions.values())
+
+    # -- one run ---------------------------------------------------------------------
+
+    def _apply_schema(self, step: Step) -> None:
+        for path in step.schema:
+            self.display.message(f"{step.name}: applying {path.name}")
+            self.ctx.psql().run_file(
+                path, self.ctx.step_variables(step), what=f"step {step.name}: schema file"
+            )
+
+    def _prepare(self, step: Step, *, restart: bool) -> None:
+        """The same for every timed run whatever its step: settings, a fresh postmaster
+        where the segment asks for one, fresh data for a fresh step, a CHECKPOINT."""
+        changes = self.target.apply_settings(self.ctx.settings(step))
+        if restart and not any(c.needs_restart for c in changes):
+            self._restart_for_run()
+        if step.fresh:
+            self.setup_dataset(step)
+            self._apply_schema(step)
+        self.target.settle()
+
+    def _restart_for_run(self) -> None:
+        if self.target.restart_for_run() or self._restart_refused:
+            return
+        self._restart_refused = True
+        self.display.message(
+            "this lab restarts the server before every run; pgopt never restarts "
+            "a server it did not start, so here the runs follow each other without it"
+        )
+
+    def _timed_run(
+        self, step: Step, segment: Segment, planned: Round, position: int, attempt: int
+    ) -> RunRecord:
+        self._prepare(step, restart=segment.restart_each_run)
+        label = f"round {planned.number}/{len(segment.rounds)}"
+        if attempt > 1:
+            label += " again"
+        started_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        contention = self._contention_warning(step)
+        monitor = SqlMonitor(self.target, step.monitor)
+        record = RunRecord(
+            step.name,
+            planned.number,
+            0.0,
+            segment=segment.index,
+            position=position,
+            pgbench_seed=planned.pgbench_seed,
+            started_at=started_at,
+        )
+        workload = workloads.workload_for(self.ctx, step, self._expected_tps)
+        workload.prepare(label)
+        cpu_before = self.target.server_cpu_s()
+        observer = self._observer_once()
+        with observer.run(workload.expected_seconds()) as observation, monitor:
+            raw = f"{step.name}-s{segment.index + 1}r{planned.number}"
+            workload.run(record, observer, label, raw + ("-again" if attempt > 1 else ""))
+        cpu_after = self.target.server_cpu_s()
+        if cpu_before is not None and cpu_after is not None:
+            record.server_cpu_s = round(cpu_after - cpu_before, 3)
+        if record.tps is not None:
+            record.value = workloads.metric_value(self.ctx, step, record.tps)
+        record.monitor = monitor.series
+        if monitor.error:
+            observation.problems.append(f"monitor stopped: {monitor.error}")
+        record.observation = observation
+        record.warnings = self._run_warnings(record, contention)
+        record.checks = run_checks(self.ctx, step, "run")
+        if step.fresh:
+            record.facts = measure_facts(self.ctx, step)
+        self.display.run_finished(step, label, record.value, self.lab.metric.unit)
+        return record
+
+    def _observer_once(self) -> Observer:
+        if self._observer is None:
+            self._observer = Observer(self.target, sample_waits=self.params.sample_waits)
+        return self._observer
+
+    def _contention_warning(self, step: Step) -> str | None:
+        table = self.lab.dataset.contention_table
+        if table is None:
+            return None
+        with self.target.connect() as conn:
+            row = conn.execute(
+                sql.SQL("select count(*) from {}").format(sql.Identifier(table))
+            ).fetchone()
+        return guards.contention_warning(int(row[0]) if row else 0, self.ctx.clients(step), table)
+
+    def _run_warnings(self, record: RunRecord, contention: str | None) -> list[str]:
+        out = [contention] if contention else []
+        out += record.observation.problems
+        result = record.pgbench
+        if result is not None:
+            out += guards.run_warnings(
+                client_cpu_s=result.client_cpu_s,
+                wall_s=result.wall_s,
+                threads=self.ctx.clients_threads(self.lab.step(record.step))[1],
+                failed=result.summary.failed,
+                checkpoints=int(record.observation.stats.get("checkpoints", 0)),
+                duration_s=result.summary.duration_s,
+                quick=self.params.quick,
+            )
+        elif record.observation.stats.get("checkpoints"):
+            out.append(
+                f"{record.observation.stats['checkpoints']} checkpoint(s) started "
+                "inside the timed run"
+            )
+        if record.contamination:
+            out.append(f"disturbed: {record.contamination}")
+        if result is not None:
+            sampler = record.observation.sampler
+            own_cpu = result.own_cpu_s + ((sampler.server_cpu_s or 0.0) if sampler else 0.0)
+            own = guards.harness_warning(own_cpu, result.wall_s, machine.cpu_count())
+            out += [own] if own else []
+        return out

@@ -1,0 +1,72 @@
+"""One lab run from start to end: the target, the plan, the runs, the result and its
+files, keeping the runs that finished when the run stops early (an error, Ctrl-C).
+Every command that runs a lab goes through `run_session`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..lab.spec import Lab
+from ..params import RunParams
+from ..report.write import write_reports
+from ..result import build_result
+from ..store import write_result
+from ..target.base import Target
+from .display import Display
+from .execute import Experiment
+
+
+@dataclass(frozen=True)
+class Session:
+    result: dict[str, Any]
+    result_path: Path
+    reports: list[Path]
+
+
+def run_session(
+    lab: Lab,
+    params: RunParams,
+    target: Target,
+    run_dir: Path,
+    display: Display,
+    *,
+    command: str,
+) -> Session:
+    """Run `lab` on `target` and store everything in `run_dir`; the target is started
+    and stopped (or left as found) here."""
+    with target:
+        experiment = Experiment(lab, params, target, run_dir, display)
+        plan = experiment.plan()
+        per_run = "" if lab.metric.source == "phases" else f" of {params.duration_s}s"
+        rounds = (
+            "rounds until decided (looks at 4, 6, 8, 10)"
+            if plan.sequential
+            else f"{params.reps} rounds"
+        )
+        display.message(
+            f"{target.kind} PostgreSQL {target.server_version}, "
+            f"{sum(len(s.steps) for s in plan.segments)} steps, {rounds}{per_run} "
+            f"in random order (seed {plan.seed}), scale {params.scale:g}; results in {run_dir}"
+        )
+        try:
+            result = build_result(experiment.run(), command=command)
+        except BaseException as e:
+            _save_partial(experiment, run_dir, e, command, display)
+            raise
+    path = write_result(run_dir, result)
+    return Session(result, path, write_reports(run_dir, result))
+
+
+def _save_partial(
+    experiment: Experiment, run_dir: Path, error: BaseException, command: str, display: Display
+) -> None:
+    """Keep the runs that finished before an error or an interruption."""
+    outcome = experiment.outcome()
+    if not outcome.steps:
+        return
+    result = build_result(outcome, command=command, error=str(error) or type(error).__name__)
+    path = write_result(run_dir, result)
+    write_reports(run_dir, result)
+    display.message(f"partial result (finished runs only): {path}")

@@ -1,0 +1,291 @@
+"""Perform the workload of one run: a pgbench run (with its warm-up inside it and a
+second pgbench beside it when the step has one), timed SQL phases, or a probe timed
+from Python; and turn what it did into the lab's metric."""
+
+from __future__ import annotations
+
+import time
+from contextlib import nullcontext
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from .. import probes
+from ..analysis.noise import contamination, trimmed_rate
+from ..errors import LabError
+from ..lab.spec import Phase, Step
+from ..model.outcomes import RunRecord
+from ..model.pgbench_run import PgbenchResult
+from ..observe import Observer
+from ..pgbench.background import BackgroundRun
+from ..pgbench.command import PgbenchSpec, ScriptRef
+from ..pgbench.runner import run_pgbench
+from ..store import save_raw
+from .context import RunContext
+
+DUMP_FILE = "dataset.dump"
+LATENCY_SAMPLES = 20_000
+FIRST_RUN_LOG_RATE = 0.01
+
+
+def script_dir(scripts: tuple[ScriptRef, ...]) -> Path:
+    """pgbench runs in its scripts' folder, so `\\include` and relative paths work."""
+    for s in scripts:
+        if s.path is not None:
+            return s.path.parent
+    return Path.cwd()
+
+
+def pgbench_run(
+    ctx: RunContext,
+    step: Step,
+    *,
+    seconds: int | None,
+    random_seed: int,
+    raw_name: str | None,
+    expected_tps: float = 0.0,
+) -> PgbenchResult:
+    """One pgbench run of `step`: `seconds` of which the first `ctx.warmup_s(step)` are
+    warm-up (None: the step's fixed transaction count)."""
+    clients, threads = ctx.clients_threads(step)
+    warmup = ctx.warmup_s(step) if seconds is not None else 0
+    spec = PgbenchSpec(
+        scripts=step.scripts,
+        mode=step.mode,
+        clients=clients,
+        threads=threads,
+        duration_s=seconds + warmup if seconds is not None else None,
+        transactions=step.transactions if seconds is None else None,
+        variables=ctx.step_variables(step),
+        extra_args=(*step.pgbench_args, f"--random-seed={random_seed}"),
+        log_prefix=ctx.run_dir / "raw" / "pgbench_log" if raw_name else None,
+        log_sampling_rate=_log_sampling_rate(step, expected_tps, seconds),
+    )
+    limit = (spec.duration_s * 3 + 120) if spec.duration_s else None
+    result = run_pgbench(
+        ctx.target.binaries.path("pgbench"),
+        spec,
+        ctx.target.client_env(),
+        cwd=script_dir(step.scripts),
+        on_progress=lambda s: ctx.display.progress(s, step.per_transaction),
+        timeout_s=limit,
+        warmup_s=warmup,
+    )
+    if raw_name:
+        save_raw(
+            ctx.run_dir,
+            f"{raw_name}.pgbench.txt",
+            f"$ {' '.join(result.args)}\n\n{result.stdout}\n--- stderr ---\n{result.stderr}",
+        )
+    return result
+
+
+def _log_sampling_rate(step: Step, expected_tps: float, seconds: int | None) -> float:
+    """Log about LATENCY_SAMPLES transactions per run for the percentiles: logging
+    every one of 20k transactions a second costs a client-bound pgbench about 4% of its
+    throughput. The rate comes from the step's run in the round before; a step's first
+    run, with nothing to go by, logs 1% of its transactions."""
+    expected = step.transactions or expected_tps * (seconds or 0)
+    if not expected:
+        return FIRST_RUN_LOG_RATE
+    if expected <= LATENCY_SAMPLES:
+        return 1.0
+    return max(LATENCY_SAMPLES / expected, 0.0001)
+
+
+def background(ctx: RunContext, step: Step, seconds: int | None) -> BackgroundRun:
+    """A second pgbench alongside the timed run, when the step has one."""
+    bg = step.background
+    if bg is None or seconds is None:
+        return BackgroundRun(None)
+    spec = PgbenchSpec(
+        scripts=bg.scripts,
+        mode=bg.mode,
+        clients=bg.clients,
+        threads=1,
+        duration_s=seconds,
+        variables=ctx.step_variables(step),
+        extra_args=(f"--rate={bg.rate:g}",) if bg.rate else (),
+        report_statements=False,
+    )
+    return BackgroundRun(
+        lambda cancel: run_pgbench(
+            ctx.target.binaries.path("pgbench"),
+            spec,
+            ctx.target.client_env(),
+            cwd=script_dir(bg.scripts),
+            timeout_s=seconds * 3 + 120,
+            cancel=cancel,
+        )
+    )
+
+
+def measured_tps(ctx: RunContext, step: Step, result: PgbenchResult) -> float:
+    """Transactions per second of the measured part of a run: after its warm-up."""
+    warmup = ctx.warmup_s(step) if step.transactions is None else 0
+    return trimmed_rate(
+        result.summary.transactions,
+        result.summary.tps,
+        [p.tps for p in result.progress],
+        warmup,
+    )
+
+
+def metric_value(ctx: RunContext, step: Step, tps: float) -> float:
+    """The lab's metric for one pgbench run: its measured rate times the step's units
+    per transaction, or the lab's metric SQL."""
+    metric = ctx.lab.metric
+    if metric.source == "sql":
+        assert metric.sql is not None
+        text = ctx.psql().value(metric.sql, ctx.step_variables(step), what="metric SQL")
+        try:
+            return float(text)
+        except ValueError:
+            raise LabError(f"metric SQL returned {text!r}, not a number") from None
+    return tps * step.per_transaction
+
+
+def probe_context(ctx: RunContext, step: Step) -> probes.ProbeContext:
+    return probes.ProbeContext(
+        target=ctx.target,
+        duration_s=float(ctx.params.duration_s),
+        args=step.probe_args,
+        redis_url=ctx.params.redis_url,
+    )
+
+
+def run_phases(
+    ctx: RunContext, step: Step, phases: list[Phase], observer: Observer | None = None
+) -> list[tuple[str, float]]:
+    """Run `phases` in order; return each one's name and wall-clock seconds. With the
+    run's `observer`, each phase's waits and WAL are its own."""
+    variables = ctx.step_variables(step)
+    timings: list[tuple[str, float]] = []
+    for phase in phases:
+        ctx.display.phase_started(phase.name)
+        with observer.phase(phase.name) if observer else nullcontext():
+            if phase.action == "restore":
+                seconds = restore(ctx, step)
+            else:
+                assert phase.sql is not None
+                seconds = ctx.psql().timed(
+                    phase.sql.read_text(),
+                    variables,
+                    what=f"step {step.name}: phase {phase.name}",
+                    cwd=phase.sql.parent,
+                )
+        ctx.display.phase_finished(phase.name, seconds)
+        timings.append((phase.name, seconds))
+    return timings
+
+
+def restore(ctx: RunContext, step: Step) -> float:
+    """pg_restore of the dump taken after setup; the phase before empties the database."""
+    dump = ctx.run_dir / DUMP_FILE
+    if not dump.exists():
+        raise LabError(f"step {step.name}: a restore phase needs 'dump = true' in [dataset]")
+    target = ctx.target
+    args = ["--no-owner", f"--dbname={target.conninfo()['dbname']}", str(dump)]
+    tolerated = None
+    if target.server_version_num < 170000 <= target.binaries.major * 10000:
+        # pg_restore 17+ begins with SET transaction_timeout, which older servers do
+        # not know: let it go on past that one error, and only that one
+        tolerated = "transaction_timeout"
+    else:
+        args.insert(0, "--exit-on-error")
+    started = time.monotonic()
+    ctx.psql().program("pg_restore", args, what=f"step {step.name}: restore", tolerated=tolerated)
+    return time.monotonic() - started
+
+
+class Workload(Protocol):
+    """What a timed run of a step does: pgbench, timed SQL phases, or a probe."""
+
+    def expected_seconds(self) -> float | None:
+        """How long the measured part should last, where it is known in advance."""
+
+    def prepare(self, label: str) -> None:
+        """Work before the measured window (a batch's untimed phases)."""
+
+    def run(self, record: RunRecord, observer: Observer, label: str, raw_name: str) -> None:
+        """The measured work; fills the record's figures (a pgbench run's metric comes
+        after the observer stops: the lab's metric SQL is not part of the run)."""
+
+
+@dataclass
+class PgbenchWorkload:
+    ctx: RunContext
+    step: Step
+    expected_tps: dict[str, float]  # each step's last rate: how sparsely to log
+
+    def _seconds(self) -> int | None:
+        return None if self.step.transactions else self.ctx.params.duration_s
+
+    def expected_seconds(self) -> float | None:
+        seconds = self._seconds()
+        return float(seconds + self.ctx.warmup_s(self.step)) if seconds else None
+
+    def prepare(self, label: str) -> None:
+        total = self.expected_seconds()
+        self.ctx.display.run_started(self.step, label, total)
+
+    def run(self, record: RunRecord, observer: Observer, label: str, raw_name: str) -> None:
+        step, seconds = self.step, self._seconds()
+        total = self.expected_seconds()
+        with background(self.ctx, step, int(total) if total else None) as beside:
+            result = pgbench_run(
+                self.ctx,
+                step,
+                seconds=seconds,
+                random_seed=record.pgbench_seed or self.ctx.params.seed,
+                raw_name=raw_name,
+                expected_tps=self.expected_tps.get(step.name, 0.0),
+            )
+        self.expected_tps[step.name] = result.summary.tps
+        record.tps, record.pgbench = measured_tps(self.ctx, step, result), result
+        record.background = beside.result
+        if seconds is not None:
+            warmup = self.ctx.warmup_s(step)
+            record.contamination = contamination([p.tps for p in result.progress], warmup)
+
+
+@dataclass
+class PhaseWorkload:
+    ctx: RunContext
+    step: Step
+
+    def expected_seconds(self) -> float | None:
+        return None
+
+    def prepare(self, label: str) -> None:
+        self.ctx.display.run_started(self.step, label, None)
+        run_phases(self.ctx, self.step, [p for p in self.step.phases if not p.timed])
+
+    def run(self, record: RunRecord, observer: Observer, label: str, raw_name: str) -> None:
+        timed = [p for p in self.step.phases if p.timed]
+        record.phases = run_phases(self.ctx, self.step, timed, observer)
+        record.value = sum(s for _, s in record.phases)
+
+
+@dataclass
+class ProbeWorkload:
+    ctx: RunContext
+    step: Step
+
+    def expected_seconds(self) -> float | None:
+        return float(self.ctx.params.duration_s)
+
+    def prepare(self, label: str) -> None:
+        self.ctx.display.run_started(self.step, label, self.ctx.params.duration_s)
+
+    def run(self, record: RunRecord, observer: Observer, label: str, raw_name: str) -> None:
+        assert self.step.probe is not None
+        record.value = probes.get(self.step.probe).run(probe_context(self.ctx, self.step))
+
+
+def workload_for(ctx: RunContext, step: Step, expected_tps: dict[str, float]) -> Workload:
+    if step.phases:
+        return PhaseWorkload(ctx, step)
+    if step.probe is not None:
+        return ProbeWorkload(ctx, step)
+    return PgbenchWorkload(ctx, step, expected_tps)

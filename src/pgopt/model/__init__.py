@@ -1,0 +1,1 @@
+"""Frozen records shared across pgopt: no I/O, no behaviour beyond their own fields."""

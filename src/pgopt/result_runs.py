@@ -1,0 +1,142 @@
+"""One run as result.json keeps it, and the figures pooled over a step's runs:
+latency percentiles and the server's CPU per transaction (pure)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .analysis import stats
+from .model.outcomes import RunRecord
+from .pgbench.parse import percentile
+
+
+def server_cpu_us_per_tx(runs: list[RunRecord]) -> list[float]:
+    """Microseconds of server CPU per transaction, per run where /proc could tell."""
+    out = []
+    for r in runs:
+        if r.server_cpu_s is not None and r.pgbench and r.pgbench.summary.transactions:
+            out.append(round(r.server_cpu_s * 1e6 / r.pgbench.summary.transactions, 2))
+    return out
+
+
+def latency(runs: list[RunRecord]) -> dict[str, float | None] | None:
+    pooled: list[int] = []
+    averages: list[float] = []
+    for r in runs:
+        if r.pgbench is None:
+            continue
+        pooled.extend(r.pgbench.latencies_us)
+        if r.pgbench.summary.latency_avg_ms is not None:
+            averages.append(r.pgbench.summary.latency_avg_ms)
+    if not averages and not pooled:
+        return None
+    pooled.sort()
+
+    def ms(q: float) -> float | None:
+        v = percentile(pooled, q)
+        return round(v / 1000.0, 4) if v is not None else None
+
+    return {
+        "avg": round(stats.median(averages), 4) if averages else None,
+        "p50": ms(50),
+        "p95": ms(95),
+        "p99": ms(99),
+    }
+
+
+def run_dict(record: RunRecord) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "rep": record.round,
+        "round": record.round,
+        "segment": record.segment + 1,
+        "position": record.position,
+        "value": record.value,
+        "started_at": record.started_at,
+    }
+    if record.pgbench_seed is not None:
+        out["pgbench_seed"] = record.pgbench_seed
+    if record.server_cpu_s is not None:
+        out["server_cpu_s"] = record.server_cpu_s
+    if record.contamination:
+        out["contamination"] = record.contamination
+    if record.pgbench is not None:
+        s = record.pgbench.summary
+        out.update(
+            {
+                "tps": record.tps,
+                "tps_whole_run": s.tps,
+                "transactions": s.transactions,
+                "failed": s.failed,
+                "latency_avg_ms": s.latency_avg_ms,
+                "wall_s": round(record.pgbench.wall_s, 3),
+                "client_cpu_s": round(record.pgbench.client_cpu_s, 3),
+                "progress": [[p.time_s, p.tps] for p in record.pgbench.progress],
+                "statements": [
+                    {"script": st.script, "latency_ms": st.latency_ms, "command": st.command}
+                    for st in s.statements
+                ],
+            }
+        )
+    if record.phases:
+        out["phases"] = [run_phase(record, n, sec) for n, sec in record.phases]
+    if record.background is not None:
+        bg = record.background.summary
+        out["background"] = {"tps": bg.tps, "transactions": bg.transactions, "failed": bg.failed}
+    if record.monitor:
+        out["monitor"] = record.monitor
+    if record.facts:
+        out["facts"] = record.facts
+    out["waits"] = dict(record.observation.waits.most_common())
+    out["observer"] = observer_dict(record)
+    out["stats"] = record.observation.stats
+    out["warnings"] = record.warnings
+    return out
+
+
+def run_phase(record: RunRecord, name: str, seconds: float) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": name, "seconds": round(seconds, 3)}
+    observed = record.observation.phases.get(name)
+    if observed is not None:
+        out["wal_bytes"] = observed.wal_bytes
+        out["waits"] = dict(observed.waits.most_common())
+    return out
+
+
+def observer_dict(record: RunRecord) -> dict[str, Any]:
+    """What observing the run cost: pgopt's own CPU while pgbench ran (its process, all
+    threads), and the sampler's (its thread and the backend serving it)."""
+    obs = record.observation
+    out: dict[str, Any] = {"wall_s": obs.wall_s}
+    if record.pgbench is not None:
+        out["pgopt_cpu_s"] = round(record.pgbench.own_cpu_s, 4)
+        out["pgbench_wall_s"] = round(record.pgbench.wall_s, 3)
+    if obs.sampler is not None:
+        out.update(
+            {
+                "sampler_interval_s": obs.sampler.interval_s,
+                "samples": obs.sampler.samples,
+                "sampler_client_cpu_s": obs.sampler.client_cpu_s,
+                "sampler_server_cpu_s": obs.sampler.server_cpu_s,
+            }
+        )
+    return out
+
+
+def observer_summary(runs: list[RunRecord]) -> dict[str, Any] | None:
+    """Across a lab's runs, as shares of one core: the sampler's CPU (its thread and its
+    backend) and pgopt's own process while pgbench ran; median and max."""
+    sampler: list[float] = []
+    own: list[float] = []
+    for r in runs:
+        obs = r.observation
+        if obs.sampler is not None and obs.wall_s > 0:
+            server = obs.sampler.server_cpu_s or 0.0
+            sampler.append((obs.sampler.client_cpu_s + server) / obs.wall_s)
+        if r.pgbench is not None and r.pgbench.wall_s > 0:
+            own.append(r.pgbench.own_cpu_s / r.pgbench.wall_s)
+    out: dict[str, Any] = {}
+    if sampler:
+        out["sampler_core_share"] = {"median": stats.median(sampler), "max": max(sampler)}
+    if own:
+        out["pgopt_core_share"] = {"median": stats.median(own), "max": max(own)}
+    return out or None

@@ -1,0 +1,63 @@
+"""Rounds on a real server: sequential looks stop when decided; a disturbed round
+runs again once, and a workload disturbed by nature stops the re-runs."""
+
+from pathlib import Path
+
+from pgopt.cli import main
+from pgopt.store import load_result
+
+from .test_lab_run import LAB, run_lab, write_lab
+
+
+def test_sequential_looks_stop_at_the_first_look_when_the_change_is_clear(
+    tmp_path: Path, workdir: Path
+) -> None:
+    lab = write_lab(tmp_path / "clear")
+    out = tmp_path / "out"
+    args = ["--steps", "async_commit", "--reps", "auto", "--duration", "2"]
+    result = run_lab(lab, out, workdir, *args)
+    # baseline and async_commit: ~2x on a commit-bound script, decided at the first look
+    segment = result["plan"]["segments"][0]
+    assert segment["planned_rounds"] == 10
+    assert segment["rounds"] == 4, segment
+    assert segment["stopped"] == "every comparison decided"
+    assert [s["name"] for s in result["steps"]] == ["baseline", "async_commit"]
+    assert result["steps"][1]["verdict_vs_previous"] == "faster"
+    assert result["verdicts"]["alpha"] == 0.018 and result["verdicts"]["looks"] == [4, 6, 8, 10]
+
+
+STALL = """
+[[steps]]
+name = "stalled"
+title = "a lock taken every few seconds stalls the inserts"
+[steps.background]
+scripts = ["stall.sql"]
+clients = 1
+"""
+
+
+def test_a_disturbed_round_runs_again_once(tmp_path: Path, workdir: Path) -> None:
+    toml = LAB.replace("reps = 5", "reps = 2").replace("duration = 3", "duration = 5")
+    lab = write_lab(tmp_path / "stall", toml + STALL)
+    # takes the table's lock from second 2 to 3.5 of every 3.5: the inserts stop
+    (lab / "stall.sql").write_text(
+        "select pg_sleep(2);\n"
+        "begin;\nlock table log in access exclusive mode;\nselect pg_sleep(1.5);\nend;\n"
+    )
+    out = tmp_path / "out"
+    args = ["lab", "run", str(lab), "--workdir", str(workdir), "--out", str(out)]
+    assert main([*args, "--steps", "stalled"]) == 0
+    result = load_result(out)
+    # round 1 was disturbed and ran again; disturbed again, it was kept and nothing
+    # more was re-run: round 2 stands as it is
+    assert [(r["segment"], r["round"]) for r in result["reruns"]] == [(1, 1)]
+    assert "stalled:" in result["reruns"][0]["reason"]
+    assert "below half the run's median second" in result["reruns"][0]["reason"]
+    assert {r["runs"][0]["round"] for r in result["reruns"]} == {1}
+    stalled = next(s for s in result["steps"] if s["name"] == "stalled")
+    assert [r["round"] for r in stalled["runs"]] == [1, 2]
+    assert all("contamination" in r for r in stalled["runs"])
+    assert any("disturbed" in w for w in stalled["warnings"])
+    baseline = result["steps"][0]
+    assert len(baseline["runs"]) == 2  # its round-1 run was replaced, not added
+    assert (out / "raw" / "stalled-s1r1-again.pgbench.txt").exists()
