@@ -3,14 +3,26 @@
 from __future__ import annotations
 
 import json
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from pgopt.stats import bootstrap_ratio
+from pgopt.analysis.verdicts import Rule, paired, verdict
 from pgopt.target.embedded import EmbeddedTarget
+
+
+def stop_cleanly_on_signals() -> None:
+    """SIGTERM and SIGINT (which a background job ignores by default) end a bench as
+    Ctrl-C would, so the throwaway server it started is stopped and removed."""
+
+    def interrupt(signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, interrupt)
 
 
 def server_dsn(server: EmbeddedTarget) -> str:
@@ -22,20 +34,31 @@ def server_dsn(server: EmbeddedTarget) -> str:
 def pgopt_run(args: list[str]) -> dict[str, object]:
     """Run `pgopt lab run ...` in a subprocess; return its result.json."""
     out = Path(tempfile.mkdtemp(prefix="pgopt-bench-")) / "run"
-    proc = subprocess.run(
+    proc = subprocess.Popen(
         [sys.executable, "-m", "pgopt", "lab", "run", *args, "--out", str(out)],
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        check=False,
     )
+    try:
+        _, stderr = proc.communicate()
+    except BaseException:
+        proc.terminate()  # pgopt stops and removes what it started
+        proc.wait()
+        raise
     if proc.returncode != 0:
-        raise SystemExit(f"pgopt failed:\n{proc.stderr}")
+        raise SystemExit(f"pgopt failed:\n{stderr}")
     result: dict[str, object] = json.loads((out / "result.json").read_text())
     return result
 
 
 def report(name_a: str, a: list[float], name_b: str, b: list[float]) -> None:
-    ratio = bootstrap_ratio(a, b, seed=1)
+    """a[i] and b[i] ran in the same round: the project's paired verdict of A over B."""
+    e = paired(b, a)
+    decided = verdict(e, higher_is_better=True, rule=Rule())
     print(f"{name_a}: {[round(x) for x in a]} median {statistics.median(a):.0f}")
     print(f"{name_b}: {[round(x) for x in b]} median {statistics.median(b):.0f}")
-    print(f"{name_a}/{name_b}: {ratio.median:.4f} [95% {ratio.low:.4f}-{ratio.high:.4f}]")
+    print(
+        f"{name_a}/{name_b}: {e.ratio:.4f} [95% {e.ci95[0]:.4f}-{e.ci95[1]:.4f}], "
+        f"{len(a)} rounds, {decided}"
+    )

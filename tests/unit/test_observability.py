@@ -2,24 +2,15 @@
 
 from collections import Counter
 
-from pgopt import bottleneck, guards, sampler, snapshots
-
-
-def test_classify_backend_states() -> None:
-    assert sampler.classify("active", None, None) == "CPU"
-    assert sampler.classify("active", "IO", "WalSync") == "IO:WalSync"
-    assert sampler.classify("active", "Lock", "transactionid") == "Lock:transactionid"
-    assert sampler.classify("idle in transaction", "Client", "ClientRead") == "IdleInTransaction"
-    assert sampler.classify("idle", "Client", "ClientRead") == "Client:ClientRead"
-    assert sampler.classify(None, None, None) is None
+from pgopt.analysis import bottleneck, guards, observed
 
 
 def test_shares_sum_to_one_and_are_sorted() -> None:
-    counts = sampler.count_rows([("active", None, None)] * 3 + [("active", "IO", "WalSync")])
-    shares = sampler.shares(counts)
+    counts = Counter({"CPU": 3, "IO:WalSync": 1})
+    shares = observed.shares(counts)
     assert list(shares) == ["CPU", "IO:WalSync"]
     assert shares == {"CPU": 0.75, "IO:WalSync": 0.25}
-    assert sampler.shares(Counter()) == {}
+    assert observed.shares(Counter()) == {}
 
 
 def test_delta_of_snapshots() -> None:
@@ -69,16 +60,16 @@ def test_delta_of_snapshots() -> None:
             },
         },
     }
-    d = snapshots.delta(before, after)
+    d = observed.delta(before, after)
     assert d["database"] == {"xact_commit": 100, "blks_read": 0}
     assert d["wal"]["wal_bytes"] == 50000
     assert d["io"] == {"client backend": {"reads": 0, "writes": 10, "extends": 1, "fsyncs": 0}}
     assert d["checkpoints"] == 1
     assert [s["query"] for s in d["statements"]] == ["select 1"]
     assert d["statements"][0]["mean_ms"] == 0.2
-    figures = snapshots.unit_figures(d, 100)
+    figures = observed.unit_figures(d, 100)
     assert figures["wal_bytes_per_tx"] == 500 and figures["blks_read_per_tx"] == 0
-    assert "wal_bytes_per_run" in snapshots.unit_figures(d, None)
+    assert "wal_bytes_per_run" in observed.unit_figures(d, None)
 
 
 def test_why_line_names_what_moved() -> None:
@@ -123,3 +114,14 @@ def test_guards() -> None:
         "54–65 checkpoint(s) started inside the timed run",
         "run 3 of 10 (1 of 3 runs)",
     ]
+    # decimals stay whole figures
+    share = "pgopt itself used {}% of the CPU"
+    assert guards.merge([[share.format("2.3")], [share.format("5")]]) == [
+        "pgopt itself used 2.3–5% of the CPU"
+    ]
+
+
+def test_pgopts_own_cpu_above_2_percent_of_the_machine_is_flagged() -> None:
+    assert guards.harness_warning(0.3, 20.0, 2) is None  # 0.75%
+    warning = guards.harness_warning(1.0, 20.0, 2)  # 2.5%
+    assert warning is not None and warning.startswith("pgopt itself used 2.5% of the machine's")
