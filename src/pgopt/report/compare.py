@@ -1,7 +1,9 @@
 """Two stored runs of one lab side by side: B's median over A's, step by step.
 
 Pure: the comparison is computed from the two result.json documents alone,
-with the same bootstrap and verdict rule as within a run. Runs that differ in
+with the verdict rule of a run; the runs of two separate lab runs share no
+rounds, so each step is compared as two independent samples (Welch's t on the
+logs), Benjamini-Hochberg across the steps. Runs that differ in
 parameters, server or machine are compared anyway, with the differences listed,
 because that is often the question ("did PostgreSQL 18 help?").
 """
@@ -14,10 +16,21 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from .. import stats
+from ..analysis.stats import median
+from ..analysis.verdicts import (
+    DEFAULT_MARGIN,
+    FIXED_ALPHA,
+    Decision,
+    Rule,
+    Verdict,
+    as_dict,
+    decide,
+    unpaired,
+)
 from ..errors import UsageError
-from .fmt import format_rate, format_ratio
-from .terminal import VERDICT_STYLE
+from .blocks import VERDICT_STYLE
+from .fmt import format_rate, format_ratio, format_verdict_word
+from .terminal import STYLES
 
 
 @dataclass(frozen=True)
@@ -25,8 +38,11 @@ class StepComparison:
     name: str
     a_median: float
     b_median: float
-    ratio: stats.Interval | None  # None when A's median is zero
-    verdict: str
+    decision: Decision | None  # None when a side has no positive figures to compare
+
+    @property
+    def verdict(self) -> str:
+        return str(self.decision.verdict) if self.decision else str(Verdict.NOT_APPLICABLE)
 
 
 @dataclass(frozen=True)
@@ -37,35 +53,45 @@ class Comparison:
     only_a: tuple[str, ...]
     only_b: tuple[str, ...]
     differences: tuple[str, ...]
+    margin: float
 
 
-def compare_results(a: dict[str, Any], b: dict[str, Any]) -> Comparison:
+def compare_results(
+    a: dict[str, Any], b: dict[str, Any], *, margin: float | None = None
+) -> Comparison:
     """Compare run B against run A; both must be runs of the same lab."""
     if a["lab"] != b["lab"]:
         raise UsageError(f"cannot compare runs of different labs: {a['lab']} and {b['lab']}")
     higher = bool(a["metric"]["higher_is_better"])
+    if margin is None:
+        margin = float((b.get("verdicts") or {}).get("margin", DEFAULT_MARGIN))
+    rule = Rule(FIXED_ALPHA, margin)
     b_steps = {s["name"]: s for s in b["steps"]}
     a_names = [s["name"] for s in a["steps"]]
-    compared = []
-    for seed, step in enumerate(s for s in a["steps"] if s["name"] in b_steps):
-        a_samples = [float(v) for v in step["metric"]["samples"]]
-        b_samples = [float(v) for v in b_steps[step["name"]]["metric"]["samples"]]
-        ratio = (
-            stats.bootstrap_ratio(b_samples, a_samples, seed=seed)
-            if stats.median(a_samples) != 0
-            else None
+    shared = [s for s in a["steps"] if s["name"] in b_steps]
+    samples = [
+        (
+            [float(v) for v in step["metric"]["samples"]],
+            [float(v) for v in b_steps[step["name"]]["metric"]["samples"]],
         )
-        compared.append(
-            StepComparison(
-                name=step["name"],
-                a_median=stats.median(a_samples),
-                b_median=stats.median(b_samples),
-                ratio=ratio,
-                verdict=(
-                    stats.verdict(ratio, higher_is_better=higher) if ratio else stats.NOT_APPLICABLE
-                ),
-            )
+        for step in shared
+    ]
+    comparable = [i for i, (xa, xb) in enumerate(samples) if min(xa + xb) > 0]
+    decisions = decide(
+        [unpaired(*samples[i], alpha=rule.alpha) for i in comparable],
+        [higher] * len(comparable),
+        rule,
+    )
+    by_index = dict(zip(comparable, decisions, strict=True))
+    compared = [
+        StepComparison(
+            name=step["name"],
+            a_median=median(xa),
+            b_median=median(xb),
+            decision=by_index.get(i),
         )
+        for i, (step, (xa, xb)) in enumerate(zip(shared, samples, strict=True))
+    ]
     return Comparison(
         lab=a["lab"],
         unit=a["metric"]["unit"],
@@ -73,6 +99,7 @@ def compare_results(a: dict[str, Any], b: dict[str, Any]) -> Comparison:
         only_a=tuple(n for n in a_names if n not in b_steps),
         only_b=tuple(n for n in b_steps if n not in a_names),
         differences=tuple(_differences(a, b)),
+        margin=margin,
     )
 
 
@@ -99,8 +126,10 @@ def comparison_table(comparison: Comparison, a_label: str, b_label: str) -> Tabl
     """The terminal table of `pgopt compare`: A, B, B/A with its 95% interval, verdict."""
     table = Table(
         title=escape(f"{comparison.lab}: B = {b_label} vs A = {a_label}"),
-        caption="medians; B/A with its 95% bootstrap interval; verdict for B, "
-        "called only when the interval excludes 1",
+        caption="medians; B/A: geometric-mean ratio with its 95% interval (Welch's t on "
+        f"the logs); faster/slower at 5% after Benjamini-Hochberg across "
+        f"{sum(1 for s in comparison.steps if s.decision)} steps; no-change: the 90% "
+        f"interval within ±{comparison.margin:.0%}",
         title_justify="left",
         caption_justify="left",
     )
@@ -110,13 +139,14 @@ def comparison_table(comparison: Comparison, a_label: str, b_label: str) -> Tabl
     table.add_column("B / A", justify="right")
     table.add_column("verdict")
     for step in comparison.steps:
-        ratio = step.ratio.as_dict() if step.ratio else None
+        ratio = as_dict(step.decision) if step.decision else None
         table.add_row(
             escape(step.name),
             format_rate(step.a_median),
             format_rate(step.b_median),
             format_ratio(ratio),
-            f"[{VERDICT_STYLE.get(step.verdict, '')}]{step.verdict}[/]",
+            f"[{STYLES.get(VERDICT_STYLE[step.verdict], '')}]"
+            f"{escape(format_verdict_word(ratio, step.verdict))}[/]",
         )
     return table
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .fmt import format_bytes, format_rate, format_seconds
+from .fmt import format_bytes, format_rate, format_rounds, format_seconds
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ def phase_table(result: dict[str, Any]) -> tuple[list[str], list[PhaseRow]]:
 
 PHASE_LEGEND = (
     "Median seconds per phase; ▲ slower, ▼ faster than the same phase in the step it "
-    "derives from (only when the 95% interval of the ratio excludes 1); under a step, "
+    "derives from (by the run's verdict rule, phase by phase); under a step, "
     "the article's own seconds for it, on its hardware."
 )
 
@@ -286,3 +286,63 @@ def run_facts(result: dict[str, Any]) -> list[str]:
     if machine.get("cpus"):
         out.append(f"{machine['cpus']} CPUs")
     return out
+
+
+def summary_caption(result: dict[str, Any]) -> str:
+    """The legend under every summary table: what the figures are, how verdicts were drawn."""
+    return (
+        "Median of the runs ±run-to-run CV; × baseline: geometric-mean ratio with its 95% "
+        "interval; verdict vs the step it derives from. " + decision_note(result)
+    )
+
+
+def decision_note(result: dict[str, Any]) -> str:
+    """How this run decided, in a sentence ('' for results written before the rule)."""
+    rule = result.get("verdicts")
+    if not rule:
+        return "Verdicts: a change is called only when its 95% interval excludes 1."
+    if rule.get("sequential"):
+        rounds = "until decided, looking after rounds " + ", ".join(map(str, rule["looks"]))
+        level = f"{rule['alpha']:.1%} at each look"
+    else:
+        rounds = f"{result['params'].get('reps')} rounds"
+        level = f"{rule['alpha']:.0%}"
+    return (
+        f"Rounds ran every step once in a random order ({rounds}). faster/slower: "
+        f"significant at {level} after Benjamini-Hochberg across {rule['comparisons']} "
+        f"comparisons, from {rule['min_rounds']} rounds; no-change: the 90% interval "
+        f"within ±{rule['margin']:.0%}; inconclusive: neither, with the change the run "
+        "could have detected."
+    )
+
+
+def comparison_evidence(ratio: dict[str, Any] | None) -> str:
+    """'6 rounds, paired, run-to-run CV 2.1%, could detect ≥3.4%' ('' when not recorded)."""
+    return format_rounds(ratio)
+
+
+def rerun_lines(result: dict[str, Any]) -> list[str]:
+    """Rounds run again because a run in them looked disturbed."""
+    return [
+        f"segment {r['segment']}, round {r['round']} run again: {r['reason']}"
+        for r in result.get("reruns") or []
+    ]
+
+
+def round_lines(result: dict[str, Any]) -> list[str]:
+    """How many rounds each segment ran, and why it stopped there."""
+    plan = result.get("plan") or {}
+    segments = plan.get("segments") or []
+    lines = []
+    for i, segment in enumerate(segments, 1):
+        ran = f"{segment['rounds']} of {segment['planned_rounds']} ({segment['stopped']})"
+        steps = ", ".join(segment["steps"])
+        lines.append(f"segment {i} ({steps}): {ran}" if len(segments) > 1 else ran)
+    return lines
+
+
+def compared_with_other_than_baseline(step: dict[str, Any]) -> bool:
+    """The step's verdict compares it with a step other than the baseline (the same
+    comparison twice is shown once)."""
+    previous = step.get("ratio_vs_previous")
+    return bool(previous) and previous != step.get("ratio_vs_baseline")

@@ -22,12 +22,13 @@ def format_rate(value: float) -> str:
 
 
 def format_metric(metric: dict[str, Any]) -> str:
-    """'4,476 ± 3%': the median and the half-width of its 95% interval, relative."""
+    """'4,476 ±3%': the median and the run-to-run coefficient of variation."""
     med = float(metric["median"])
-    low, high = (float(x) for x in metric["ci95"])
-    half = (high - low) / 2
-    rel = f" ± {half / med:.0%}" if med else ""
-    return f"{format_rate(med)}{rel}"
+    cv = metric.get("cv")
+    if cv is None and len(metric.get("samples") or []) > 1 and med:
+        low, high = (float(x) for x in metric["ci95"])  # results written before cv
+        cv = (high - low) / 2 / med
+    return f"{format_rate(med)} ±{cv:.0%}" if cv is not None else format_rate(med)
 
 
 def format_ratio(ratio: dict[str, Any] | None) -> str:
@@ -118,8 +119,36 @@ def verdict_reference(result: dict[str, Any], index: int) -> str | None:
     return str(compared)
 
 
+def format_verdict_word(ratio: dict[str, Any] | None, verdict: str) -> str:
+    """'faster', 'no-change', 'inconclusive (could detect ≥7%)' or 'inconclusive (needs 3
+    rounds)': an inconclusive verdict says what this run could have seen."""
+    if verdict != "inconclusive" or not ratio:
+        return verdict
+    rounds = ratio.get("rounds")
+    if rounds is not None and rounds < 3:
+        return "inconclusive (needs 3 rounds)"
+    detectable = ratio.get("detectable")
+    if detectable is None:
+        return verdict
+    return f"inconclusive (could detect ≥{detectable:.0%})"
+
+
 def format_verdict(result: dict[str, Any], index: int) -> str:
     """'faster', or 'faster vs function' when it compares with another step than the row above."""
-    verdict = str(result["steps"][index]["verdict_vs_previous"])
+    step = result["steps"][index]
+    verdict = format_verdict_word(step.get("ratio_vs_previous"), str(step["verdict_vs_previous"]))
     reference = verdict_reference(result, index)
     return f"{verdict} vs {reference}" if reference else verdict
+
+
+def format_rounds(ratio: dict[str, Any] | None) -> str:
+    """'6 rounds, paired, CV 2.1%': the evidence behind a comparison, where recorded."""
+    if not ratio or "rounds" not in ratio:
+        return ""
+    parts = [f"{ratio['rounds']} round{'s' if ratio['rounds'] != 1 else ''}"]
+    parts.append("paired" if ratio.get("paired") else "unpaired")
+    if ratio.get("cv") is not None:
+        parts.append(f"run-to-run CV {ratio['cv']:.1%}")
+    if ratio.get("detectable") is not None:
+        parts.append(f"could detect ≥{ratio['detectable']:.1%}")
+    return ", ".join(parts)

@@ -185,8 +185,8 @@ def medians(result: dict[str, Any]) -> Plot:
     return Plot(
         "medians",
         f"Median {metric['name']} per step",
-        f"Bars: median of the runs ({direction} is better); whiskers: its 95% bootstrap "
-        "interval; label: ratio to the baseline"
+        f"Bars: median of the runs ({direction} is better); whiskers: the 95% interval of "
+        "their geometric mean; label: ratio to the baseline"
         + ("; dashed line: the article's ratio applied to our baseline." if article else "."),
         out[0],
     )

@@ -1,0 +1,383 @@
+"""The report as one document, built once from result.json (pure).
+
+A document is sections of blocks: tables of cells, labelled items, paragraphs,
+code. Text is kept raw, in spans with a style (strong, code, or a tone such as
+good or bad); each renderer (terminal, Markdown, HTML) escapes and styles it its
+own way and adds nothing of its own, so the three cannot drift apart. Captions
+and legends are data here too.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import fields
+from .blocks import (
+    VERDICT_STYLE,
+    Block,
+    Cell,
+    Code,
+    Document,
+    Inline,
+    Items,
+    Paragraph,
+    Plots,
+    Section,
+    Span,
+    Style,
+    Table,
+    plain,
+)
+from .fmt import (
+    format_article,
+    format_changes,
+    format_checks,
+    format_interval,
+    format_metric,
+    format_ms,
+    format_rate,
+    format_ratio,
+    format_value,
+    format_verdict,
+    format_verdict_word,
+)
+
+
+def build_document(result: dict[str, Any]) -> Document:
+    return Document(
+        title=f"{result['lab']}: {result['title']}",
+        lede=str(result.get("description") or ""),
+        facts=_facts(result),
+        banners=_banners(result),
+        summary=_summary(result),
+        sections=(
+            Section("Plots", (Plots(),)),
+            Section("Steps", ()),
+            *(_step(i, step) for i, step in enumerate(result["steps"])),
+            *_article(result),
+            _environment(result),
+            Section("Reproduce", (Code(str(result.get("command") or ""), "sh"),)),
+        ),
+        schema=str(result.get("schema", "")),
+    )
+
+
+def _facts(result: dict[str, Any]) -> Inline:
+    spans: list[Span] = []
+    for i, fact in enumerate(fields.run_facts(result)):
+        spans += [Span(" · ")] if i else []
+        spans.append(Span(fact))
+    if result.get("seed"):
+        spans += [Span(" · article "), Span(str(result["seed"]), Style.CODE)]
+    return tuple(spans)
+
+
+def _banners(result: dict[str, Any]) -> tuple[tuple[Style, Inline], ...]:
+    out: list[tuple[Style, Inline]] = []
+    if not result.get("complete", True):
+        error = result.get("error") or "stopped early"
+        out.append(
+            (
+                Style.WARN,
+                (
+                    Span("Incomplete run", Style.STRONG),
+                    Span(f" ({error}): only the runs that finished are shown."),
+                ),
+            )
+        )
+    if not result.get("passed", True):
+        out.append(
+            (
+                Style.BAD,
+                (
+                    Span("A check failed", Style.STRONG),
+                    Span(": see the checks column and the steps below."),
+                ),
+            )
+        )
+    return tuple(out)
+
+
+def verdict_spans(verdict: str, ratio: dict[str, Any] | None) -> Inline:
+    return (Span(format_verdict_word(ratio, verdict), VERDICT_STYLE.get(verdict, Style.PLAIN)),)
+
+
+def _summary(result: dict[str, Any]) -> Section:
+    rows = []
+    for i, step in enumerate(result["steps"]):
+        checks, ok = format_checks(step)
+        verdict = format_verdict(result, i)
+        tone = VERDICT_STYLE.get(str(step["verdict_vs_previous"]), Style.PLAIN)
+        rows.append(
+            (
+                Cell((Span(step["name"], Style.STRONG),), swatch=i),
+                Cell((Span(format_changes(step), Style.CODE),)),
+                Cell(plain(format_metric(step["metric"]))),
+                Cell(plain(format_ratio(step["ratio_vs_baseline"]))),
+                Cell((Span(verdict, tone),)),
+                Cell(plain(format_article(step))),
+                Cell(
+                    (
+                        Span(
+                            checks,
+                            Style.PLAIN if not step["checks"] else Style.GOOD if ok else Style.BAD,
+                        ),
+                    )
+                ),
+            )
+        )
+    table = Table(
+        header=(
+            "step",
+            "what changed",
+            result["metric"]["unit"],
+            "× baseline",
+            "verdict",
+            "article",
+            "checks",
+        ),
+        rows=tuple(rows),
+        numeric=frozenset({2, 3, 5}),
+        caption=fields.summary_caption(result),
+    )
+    blocks: list[Block] = [table, *_phase_tables(result)]
+    notes = [
+        ("Client sweeps", fields.sweep_lines(result)),
+        ("Skipped steps", fields.skipped_lines(result)),
+        ("Rounds", [*fields.round_lines(result), *fields.rerun_lines(result)]),
+        ("Why", [f"{s['name']}: {w}" for s in result["steps"] for w in fields.why_lines(s)]),
+        ("Warnings", [f"{s['name']}: {w}" for s in result["steps"] for w in fields.warnings(s)]),
+    ]
+    blocks += [
+        Items(tuple(("", plain(line)) for line in lines), title) for title, lines in notes if lines
+    ]
+    return Section("Summary", tuple(blocks))
+
+
+def _phase_tables(result: dict[str, Any]) -> list[Table]:
+    out = []
+    names, rows = fields.phase_table(result)
+    if rows:
+        cells = []
+        for row in rows:
+            marks = [Cell((Span(fields.phase_cell(c), _phase_style(c)),)) for c in row.cells]
+            cells.append(
+                (Cell((Span(row.step, Style.STRONG),)), *marks, Cell(plain(format_rate(row.total))))
+            )
+            if row.article is not None:
+                cells.append(
+                    (
+                        Cell((Span("article", Style.MUTED),)),
+                        *(Cell((Span(c, Style.MUTED),)) for c in fields.article_cells(row)),
+                    )
+                )
+        out.append(
+            Table(
+                header=("step", *names, "total"),
+                rows=tuple(cells),
+                numeric=frozenset(range(1, len(names) + 2)),
+                caption=fields.PHASE_LEGEND,
+                title="Seconds per phase",
+            )
+        )
+    names, wait_rows = fields.phase_waits_table(result)
+    if wait_rows:
+        out.append(
+            Table(
+                header=("step", *names),
+                rows=tuple(
+                    (
+                        Cell((Span(r.step, Style.STRONG),)),
+                        *(Cell(plain("\n".join(c)) if c else plain("—")) for c in r.cells),
+                    )
+                    for r in wait_rows
+                ),
+                caption=fields.PHASE_WAITS_LEGEND,
+                title="Where each phase spent its time",
+            )
+        )
+    return out
+
+
+def _phase_style(cell: tuple[float, str] | None) -> Style:
+    if cell is None:
+        return Style.PLAIN
+    return {"faster": Style.GOOD, "slower": Style.BAD}.get(cell[1], Style.PLAIN)
+
+
+def _comparison(ratio: dict[str, Any], verdict: str | None) -> Inline:
+    """'×2.01 [1.98–2.04] faster (6 rounds, paired, run-to-run CV 1.2%, ...)'."""
+    spans = [Span(format_ratio(ratio))]
+    if verdict and verdict != "n/a":
+        spans += [Span(" "), *verdict_spans(verdict, ratio)]
+    evidence = fields.comparison_evidence(ratio)
+    if evidence:
+        spans.append(Span(f" ({evidence})", Style.MUTED))
+    return tuple(spans)
+
+
+def _step(index: int, step: dict[str, Any]) -> Section:
+    metric = step["metric"]
+    samples = ", ".join(format_rate(v) for v in metric["samples"])
+    low, high = metric["ci95"]
+    changed: list[Span] = [Span(format_changes(step), Style.CODE)]
+    if step.get("clients"):
+        changed.append(Span(f" · {step['clients']} clients"))
+    items: list[tuple[str, Inline]] = [
+        ("What changed", tuple(changed)),
+        (
+            str(metric["unit"]),
+            (
+                Span(format_rate(metric["median"]), Style.STRONG),
+                Span(
+                    f" median, 95% interval {format_interval(low, high)} "
+                    f"({len(metric['samples'])} runs: {samples})"
+                ),
+            ),
+        ),
+        ("× baseline", _comparison(step["ratio_vs_baseline"], step.get("verdict_vs_baseline"))),
+    ]
+    if fields.compared_with_other_than_baseline(step):
+        items.append(
+            (
+                f"× {step.get('compared_with') or 'previous'}",
+                _comparison(step["ratio_vs_previous"], step["verdict_vs_previous"]),
+            )
+        )
+    lat = fields.latency(step)
+    if lat:
+        items.append(
+            ("Latency (ms)", plain(" · ".join(f"{k} {format_ms(v)}" for k, v in lat.items())))
+        )
+    items += [("Bottleneck", (Span(why, Style.STRONG),)) for why in fields.why_lines(step)]
+    waits = fields.wait_shares(step)
+    if waits:
+        items.append(("Waits", plain(" · ".join(f"{ev} {share:.0%}" for ev, share in waits))))
+    checks = step.get("checks") or []
+    if checks:
+        spans: list[Span] = []
+        for i, c in enumerate(checks):
+            spans += [Span(" · ")] if i else []
+            detail = f": {c['detail']}" if c.get("detail") and not c["passed"] else ""
+            mark = "✔" if c["passed"] else "✘"
+            spans.append(
+                Span(f"{mark} {c['name']}{detail}", Style.PLAIN if c["passed"] else Style.BAD)
+            )
+        items.append(("Checks", tuple(spans)))
+    items += [("Warning", (Span(f"⚠ {w}", Style.WARN),)) for w in fields.warnings(step)]
+    blocks: list[Block] = []
+    if step.get("note"):
+        blocks.append(Paragraph(plain(step["note"])))
+    blocks.append(Items(tuple(items)))
+    phases = fields.phases(step)
+    if phases:
+        blocks.append(
+            Table(
+                header=("phase", "seconds (median)", "95% interval", "waits and WAL"),
+                rows=tuple(
+                    (
+                        Cell(plain(p.name)),
+                        Cell(plain(f"{p.seconds:.3f}")),
+                        Cell(plain(f"{p.ci95[0]:.3f}–{p.ci95[1]:.3f}" if p.ci95 else "—")),
+                        Cell(plain(p.why or "—")),
+                    )
+                    for p in phases
+                ),
+                numeric=frozenset({1, 2}),
+            )
+        )
+    step_facts = fields.facts(step)
+    if step_facts:
+        blocks.append(
+            Table(
+                header=("fact", "value"),
+                rows=tuple((Cell(plain(k)), Cell((Span(v, Style.CODE),))) for k, v in step_facts),
+            )
+        )
+    return Section(
+        f"{index + 1}. {fields.step_label(step)}",
+        tuple(blocks),
+        level=3,
+        anchor=f"step-{step['name']}",
+        swatch=index,
+    )
+
+
+def _article(result: dict[str, Any]) -> list[Section]:
+    rows = fields.article_rows(result)
+    if not rows:
+        return []
+    blocks: list[Block] = []
+    if result.get("seed"):
+        blocks.append(Paragraph((Span("Article: "), Span(str(result["seed"]), Style.CODE))))
+    blocks.append(
+        Table(
+            header=(
+                "step",
+                "article",
+                "article × its baseline",
+                "ours × baseline",
+                "article's setup",
+            ),
+            rows=tuple(
+                (
+                    Cell(plain(row.step)),
+                    Cell(plain(f"{format_rate(row.value)} {row.unit}")),
+                    Cell(
+                        plain(f"×{row.article_ratio:.2f}" if row.article_ratio is not None else "—")
+                    ),
+                    Cell(plain(format_ratio(row.our_ratio))),
+                    Cell(plain(row.note or "—")),
+                )
+                for row in rows
+            ),
+            numeric=frozenset({1, 2, 3}),
+            caption="Compare ratios, not absolute figures: the article ran on other hardware.",
+        )
+    )
+    return [Section("The article's figures beside ours", tuple(blocks))]
+
+
+def _environment(result: dict[str, Any]) -> Section:
+    target = dict(result.get("target", {}))
+    settings = target.pop("non_default_settings", None) or {}
+    params = result.get("params", {})
+    items: list[tuple[str, Inline]] = [
+        (
+            "Server",
+            plain(f"{target.get('kind', '?')} PostgreSQL {target.get('server_version', '?')}"),
+        ),
+        ("Machine", plain(", ".join(fields.machine_parts(result.get("machine", {}))) or "—")),
+    ]
+    if params:
+        spans: list[Span] = []
+        for i, (k, v) in enumerate((k, v) for k, v in params.items() if v is not None):
+            spans += [Span(", ")] if i else []
+            spans += [Span(f"{k} "), Span(format_value(v), Style.CODE)]
+        items.append(("Parameters", tuple(spans)))
+    blocks: list[Block] = [Items(tuple(items))]
+    if target:
+        blocks.append(
+            Table(
+                header=("field", "value"),
+                rows=tuple(
+                    (Cell(plain(k)), Cell((Span(format_value(v), Style.CODE),)))
+                    for k, v in target.items()
+                ),
+                title="Target",
+                folded=True,
+            )
+        )
+    if settings:
+        blocks.append(
+            Table(
+                header=("setting", "value"),
+                rows=tuple(
+                    (Cell((Span(k, Style.CODE),)), Cell((Span(v, Style.CODE),)))
+                    for k, v in settings.items()
+                ),
+                title=f"Non-default server settings ({len(settings)})",
+                folded=True,
+            )
+        )
+    return Section("Environment", tuple(blocks))
