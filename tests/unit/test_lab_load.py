@@ -1,12 +1,12 @@
 """Lab files: the built-in labs load, a user's lab loads, and errors name file, step and field."""
 
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from pgopt.errors import LabError, UsageError
-from pgopt.experiment import interleaved, segments
-from pgopt.lab import builtin_labs, load_lab, resolve_lab
+from pgopt.lab import builtin_labs, lab_from_dict, load_lab, resolve_lab
 from pgopt.params import resolve_params, select_steps
 
 MINIMAL = """
@@ -47,9 +47,17 @@ def write_lab(folder: Path, toml: str = MINIMAL) -> Path:
     return folder
 
 
-def test_builtin_labs_load() -> None:
-    names = [lab.name for lab in builtin_labs()]
-    assert "smoke" in names
+def test_builtin_labs_load_each_under_its_folder_name() -> None:
+    labs = builtin_labs()
+    assert {lab.name for lab in labs} == {
+        "batch",
+        "keylookup",
+        "login",
+        "queue",
+        "sequence",
+        "smoke",
+    }
+    assert all(lab.name == lab.path.name for lab in labs)
 
 
 def test_a_user_lab_loads_with_inheritance(tmp_path: Path) -> None:
@@ -117,17 +125,6 @@ def test_invalid_toml_is_reported(tmp_path: Path) -> None:
         load_lab(folder)
 
 
-def test_segments_split_at_schema_changes_and_interleave(tmp_path: Path) -> None:
-    lab = load_lab(write_lab(tmp_path / "mine"))
-    parts = segments(list(lab.steps))
-    assert [[s.name for s in p] for p in parts] == [
-        ["baseline", "async"],
-        ["cluster", "sweep-c1", "sweep-c4"],
-    ]
-    order = [(rep, s.name) for rep, s in interleaved(parts[0], 2)]
-    assert order == [(1, "baseline"), (1, "async"), (2, "baseline"), (2, "async")]
-
-
 def test_step_selection_keeps_the_baseline(tmp_path: Path) -> None:
     lab = load_lab(write_lab(tmp_path / "mine"))
     assert [s.name for s in select_steps(lab, ["async"])] == ["baseline", "async"]
@@ -140,10 +137,15 @@ def test_params_quick_and_overrides(tmp_path: Path) -> None:
     lab = load_lab(write_lab(tmp_path / "mine"))
     quick = resolve_params(lab, quick=True)
     full = resolve_params(lab)
-    assert quick.reps < full.reps and quick.duration_s < full.duration_s
+    assert full.reps is None  # sequential looks unless the lab or the user fixes a count
+    assert quick.reps == 3 and quick.duration_s < full.duration_s
     assert resolve_params(lab, reps=7, duration=3).reps == 7
+    assert resolve_params(lab, reps="auto", quick=True).reps is None
+    assert resolve_params(lab, margin=5).margin == 0.05
     with pytest.raises(UsageError, match="--reps must be positive"):
         resolve_params(lab, reps=0)
+    with pytest.raises(UsageError, match="'auto'"):
+        resolve_params(lab, reps="often")
 
 
 def test_dataset_variables_may_be_computed_and_facts_have_units(tmp_path: Path) -> None:
@@ -200,3 +202,15 @@ def test_untimed_phases_must_come_before_the_timed_ones(tmp_path: Path) -> None:
     assert swapped != PHASED
     with pytest.raises(LabError, match="phase 2: field 'timed': untimed phases prepare a run"):
         load_lab(write_lab(tmp_path / "bad", swapped))
+
+
+def test_a_generated_lab_is_checked_like_a_file(tmp_path: Path) -> None:
+    folder = write_lab(tmp_path / "gen")
+    raw = tomllib.loads((folder / "lab.toml").read_text())
+    lab = lab_from_dict(raw, folder, where="ab.toml: [a]", name="ab")
+    assert lab.name == "ab" and [s.name for s in lab.steps] == [
+        s.name for s in load_lab(folder).steps
+    ]
+    raw["steps"][1]["clients"] = "many"
+    with pytest.raises(LabError, match=r"ab\.toml: \[a\]: step 'async': field 'clients'"):
+        lab_from_dict(raw, folder, where="ab.toml: [a]")

@@ -97,6 +97,7 @@ class Metric:
     source: str  # "tps" | "sql" | "phases"
     higher_is_better: bool
     sql: str | None = None
+    margin: float = 0.03  # the smallest relative change that matters to this lab
 
 
 @dataclass(frozen=True)
@@ -104,10 +105,11 @@ class RunDefaults:
     clients: int
     threads: int | None
     duration_s: int
-    reps: int
+    reps: int | None  # None: sequential looks (`reps = "auto"`)
     warmup_s: int
     scale: float
     restart: bool = False  # restart the server before every timed run
+    steps: tuple[str, ...] = ()  # [quick] only: the steps a quick run shows (empty: all)
 
 
 @dataclass(frozen=True)
