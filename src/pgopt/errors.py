@@ -1,14 +1,38 @@
-"""The one error tree of pgopt.
+"""The one error tree of pgopt, with the exit status of each branch.
 
 Every failure a user can cause or meet is a `PgoptError`; the CLI is the only
-place that catches it, prints one line and maps it to an exit code.
+place that catches it, prints one line and exits with its status: 2 for bad
+input or an environment pgopt cannot work in, 1 for work that finished but did
+not pass (a failed check, an invalid run). Database errors are wrapped where
+pgopt talks to the server, so no psycopg error reaches the CLI.
 """
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
 class PgoptError(Exception):
     """Base of every error pgopt reports to the user (exit code 2)."""
 
-    exit_code = 2
+    exit_code = EXIT_USAGE
+    reported = False  # True: already said to the user, the CLI only exits
+
+
+class Failed(PgoptError):
+    """Work that ran but did not pass: exit code 1."""
+
+    exit_code = EXIT_FAILED
+
+
+class ChecksFailed(Failed):
+    """A lab's runs finished, and a check failed (already shown in the summary)."""
+
+    reported = True
+
+
+class LabsFailed(PgoptError):
+    """`lab run all`: a lab stopped with an error (already printed)."""
+
+    reported = True
 
 
 class UsageError(PgoptError):
@@ -31,8 +55,8 @@ class LabError(PgoptError):
     """An invalid lab definition, or lab SQL that failed."""
 
 
-class BenchError(PgoptError):
-    """pgbench failed or its run was aborted; the partial result is not valid."""
+class BenchError(Failed):
+    """pgbench failed or its run was aborted: an invalid run (exit code 1)."""
 
 
 class Interrupted(BaseException):

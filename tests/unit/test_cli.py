@@ -1,5 +1,7 @@
 """Bad input gets one line `pgopt: error: ...` and exit code 2, never a traceback."""
 
+from pathlib import Path
+
 import pytest
 
 from pgopt.cli import main
@@ -47,3 +49,21 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 def test_lab_list_shows_labs(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["lab", "list"]) == 0
     assert "smoke" in capsys.readouterr().out
+
+
+def test_dry_run_prints_the_plan_and_starts_nothing(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PGOPT_WORKDIR", str(tmp_path))
+    assert main(["lab", "run", "smoke", "--dry-run", "--reps", "3", "--seed", "7"]) == 0
+    out = capsys.readouterr().out
+    assert "smoke: plan for an embedded PostgreSQL" in out and "(not started)" in out
+    assert "seed 7; 3 rounds at alpha 0.05" in out
+    rounds = [ln for ln in out.splitlines() if ln.strip().startswith("round ")]
+    assert len(rounds) == 3
+    assert all(all(s in ln for s in ("baseline", "async_commit", "select_only")) for ln in rounds)
+    assert "at most" not in out and "9 runs of about" in out
+    assert list(tmp_path.iterdir()) == []  # no server folder was made
+    # the same seed draws the same plan
+    assert main(["lab", "run", "smoke", "--dry-run", "--reps", "3", "--seed", "7"]) == 0
+    assert capsys.readouterr().out == out

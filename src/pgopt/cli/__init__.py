@@ -1,0 +1,8 @@
+"""The command line: parse, wire, map errors to exit codes; one small module per
+group of commands (lab.py, stored.py), main.py for exit codes."""
+
+from . import lab, stored  # noqa: F401 - registers their commands on the group
+from .app import cli
+from .main import main, run
+
+__all__ = ["cli", "main", "run"]

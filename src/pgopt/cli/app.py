@@ -1,0 +1,41 @@
+"""The `pgopt` command group, its consoles, and what every command prints alike."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+
+from .. import __version__
+from ..redact import redactor
+
+
+def _console(stderr: bool = False) -> Console:
+    console = Console(stderr=stderr, highlight=False)
+    if not console.is_terminal:  # logs and pipes: wide enough for the summary table
+        console = Console(stderr=stderr, highlight=False, width=140)
+    return console
+
+
+out = _console()
+err = _console(stderr=True)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, "--version", prog_name="pgopt")
+@click.option("--debug", is_flag=True, help="Show the traceback of an internal error.")
+def cli(debug: bool) -> None:
+    """pgopt: will this change make PostgreSQL faster, by how much, and why?"""
+
+
+def say_written(paths: list[Path]) -> None:
+    for path in paths:
+        out.print(f"report: {path}")
+
+
+def print_error(message: str) -> None:
+    lines = redactor(message).strip().splitlines() or ["unknown error"]
+    click.echo(f"pgopt: error: {lines[0]}", err=True)
+    for line in lines[1:]:
+        click.echo(f"  {line}", err=True)

@@ -1,0 +1,70 @@
+"""`main(argv)`: run the command line and map every outcome to an exit code.
+
+Exit codes: 0 ok, 1 a check failed or a run was invalid, 2 usage or input error,
+130 interrupted. Every error is one line on stderr, `pgopt: error: ...`, never a
+traceback (`--debug` shows one for an internal error).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from types import FrameType
+
+import click
+
+from ..errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Interrupted, PgoptError
+from .app import cli, err, print_error
+
+
+def _install_signal_handlers() -> None:
+    def raise_interrupted(signum: int, _frame: FrameType | None) -> None:
+        raise Interrupted(signal.Signals(signum).name)
+
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, raise_interrupted)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI with `argv`; return the exit code (tests call this directly)."""
+    _install_signal_handlers()
+    try:
+        cli.main(
+            args=list(argv) if argv is not None else None, prog_name="pgopt", standalone_mode=False
+        )
+    except click.exceptions.Exit as e:
+        return int(e.exit_code)
+    except (KeyboardInterrupt, Interrupted, click.Abort):
+        err.print("pgopt: interrupted; what pgopt started was stopped and removed", highlight=False)
+        return EXIT_INTERRUPTED
+    except click.ClickException as e:
+        print_error(e.format_message())
+        return EXIT_USAGE
+    except PgoptError as e:
+        if not e.reported:
+            print_error(str(e))
+        return e.exit_code
+    except OSError as e:
+        print_error(f"{e.strerror or e}: {e.filename}" if e.filename else str(e))
+        return EXIT_USAGE
+    except Exception as e:
+        if _debug(argv):
+            raise
+        print_error(
+            f"internal error: {type(e).__name__}: {e} (a bug in pgopt: please report it; "
+            "--debug shows the traceback)"
+        )
+        return EXIT_USAGE
+    return EXIT_OK
+
+
+def _debug(argv: Sequence[str] | None) -> bool:
+    args = sys.argv[1:] if argv is None else list(argv)
+    return "--debug" in args or bool(os.environ.get("PGOPT_DEBUG"))
+
+
+def run() -> None:
+    """Console-script entry point."""
+    sys.exit(main())

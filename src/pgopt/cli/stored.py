@@ -1,0 +1,61 @@
+"""Commands over stored runs, no server needed: `runs`, `report`, `compare`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.markup import escape
+
+from ..report.compare import compare_results, comparison_notes, comparison_table
+from ..report.listing import runs_table
+from ..report.terminal import print_summary
+from ..report.write import write_reports
+from ..store import DEFAULT_RUNS_DIR, list_runs, load_result
+from .app import cli, out, say_written
+
+
+@cli.command("runs")
+@click.option(
+    "--dir",
+    "runs_dir",
+    type=click.Path(path_type=Path),
+    default=DEFAULT_RUNS_DIR,
+    show_default=True,
+    help="Folder of stored runs.",
+)
+def runs_cmd(runs_dir: Path) -> None:
+    """List stored runs: date, lab, steps, headline ratio, status."""
+    runs = list_runs(runs_dir)
+    if not runs:
+        out.print(f"no runs in {runs_dir}")
+        return
+    out.print(runs_table(runs))
+
+
+@cli.command("report")
+@click.argument("run_dir", type=click.Path(path_type=Path))
+@click.option("--html", "html", is_flag=True, help="Write report.html (with plots).")
+@click.option("--md", "md", is_flag=True, help="Write report.md.")
+def report_cmd(run_dir: Path, html: bool, md: bool) -> None:
+    """Re-render a stored run from its result.json (no server needed).
+
+    Writes report.md and report.html next to result.json (only the ones asked
+    for with --md/--html) and prints the summary.
+    """
+    result = load_result(run_dir)
+    folder = run_dir if run_dir.is_dir() else run_dir.parent
+    both = not (html or md)
+    print_summary(out, result)
+    say_written(write_reports(folder, result, markdown=md or both, html=html or both))
+
+
+@cli.command("compare")
+@click.argument("run_a", type=click.Path(path_type=Path))
+@click.argument("run_b", type=click.Path(path_type=Path))
+def compare_cmd(run_a: Path, run_b: Path) -> None:
+    """Two runs of one lab side by side: B's medians over A's, with 95% intervals."""
+    comparison = compare_results(load_result(run_a), load_result(run_b))
+    out.print(comparison_table(comparison, str(run_a), str(run_b)))
+    for note in comparison_notes(comparison):
+        out.print(f"[yellow]note[/] {escape(note)}")
