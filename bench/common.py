@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import signal
 import statistics
 import subprocess
@@ -11,6 +10,8 @@ import tempfile
 from pathlib import Path
 
 from pgopt.analysis.verdicts import Rule, paired, verdict
+from pgopt.model.result import LabResult
+from pgopt.store import load_result
 from pgopt.target.embedded import EmbeddedTarget
 
 
@@ -31,8 +32,8 @@ def server_dsn(server: EmbeddedTarget) -> str:
     return f"postgresql:///postgres?host={server.socket_dir}&port={server.port}&user=postgres"
 
 
-def pgopt_run(args: list[str]) -> dict[str, object]:
-    """Run `pgopt lab run ...` in a subprocess; return its result.json."""
+def pgopt_run(args: list[str]) -> LabResult:
+    """Run `pgopt lab run ...` in a subprocess; return its stored result."""
     out = Path(tempfile.mkdtemp(prefix="pgopt-bench-")) / "run"
     proc = subprocess.Popen(
         [sys.executable, "-m", "pgopt", "lab", "run", *args, "--out", str(out)],
@@ -48,8 +49,7 @@ def pgopt_run(args: list[str]) -> dict[str, object]:
         raise
     if proc.returncode != 0:
         raise SystemExit(f"pgopt failed:\n{stderr}")
-    result: dict[str, object] = json.loads((out / "result.json").read_text())
-    return result
+    return load_result(out)
 
 
 def report(name_a: str, a: list[float], name_b: str, b: list[float]) -> None:

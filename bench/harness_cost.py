@@ -108,12 +108,13 @@ class Bench:
         if arm == "pgopt_no_sampler":
             args.append("--no-sampler")
         result = pgopt_run(args)
-        run = result["steps"][0]["runs"][0]  # type: ignore[index]
+        run = result.steps[0].runs[0]
+        assert run.tps_whole_run is not None and run.observer is not None
         # the log arm samples as pgopt would: about 20,000 transactions a run
-        self.sampling_rate = min(1.0, 20_000 / (run["tps_whole_run"] * self.args.duration))
+        self.sampling_rate = min(1.0, 20_000 / (run.tps_whole_run * self.args.duration))
         if arm == "pgopt":
-            self.observer.append(run["observer"])
-        return float(run["tps_whole_run"])
+            self.observer.append(run.observer)
+        return run.tps_whole_run
 
 
 def decided(ratio_low: float, ratio_high: float) -> bool:

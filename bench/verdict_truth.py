@@ -29,6 +29,9 @@ from pathlib import Path
 from common import pgopt_run, stop_cleanly_on_signals
 from scipy.stats import binomtest
 
+from pgopt.analysis.verdicts import Verdict
+from pgopt.model.result import LabResult
+
 SMOKE = Path(__file__).resolve().parent.parent / "src/pgopt/labs/smoke"
 IDENTICAL = ("a1", "a2", "a3", "a4", "a5")
 
@@ -72,14 +75,14 @@ def lab_text(duration: int) -> str:
     return LAB.format(duration=duration, steps="".join(steps))
 
 
-def comparisons(result: dict[str, object]) -> list[tuple[str, str, str]]:
+def comparisons(result: LabResult) -> list[tuple[str, str, str]]:
     """(B, A, verdict) for every comparison the run made."""
     out = []
-    for step in result["steps"]:  # type: ignore[attr-defined]
-        if step["verdict_vs_previous"] != "n/a":
-            out.append((step["name"], step["compared_with"], step["verdict_vs_previous"]))
-        if step["verdict_vs_baseline"] != "n/a" and step["compared_with"] != "a1":
-            out.append((step["name"], "a1", step["verdict_vs_baseline"]))
+    for step in result.steps:
+        if step.compared_with is not None and step.verdict_vs_previous != Verdict.NOT_APPLICABLE:
+            out.append((step.name, step.compared_with, str(step.verdict_vs_previous)))
+        if step.verdict_vs_baseline != Verdict.NOT_APPLICABLE and step.compared_with != "a1":
+            out.append((step.name, "a1", str(step.verdict_vs_baseline)))
     return out
 
 
@@ -108,7 +111,7 @@ def main() -> None:
     started = time.monotonic()
     for seed in range(1, args.runs + 1):
         result = pgopt_run([str(folder), "--seed", str(seed)])
-        rounds += [s["rounds"] for s in result["plan"]["segments"]]  # type: ignore[index]
+        rounds += [s.rounds for s in result.plan.segments] if result.plan else []
         for b, a, verdict in comparisons(result):
             if b in IDENTICAL and a in IDENTICAL:
                 null[verdict] += 1

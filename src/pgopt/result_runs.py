@@ -1,5 +1,5 @@
-"""One run as result.json keeps it, and the figures pooled over a step's runs:
-latency percentiles and the server's CPU per transaction (pure)."""
+"""One run as a result record, and the figures pooled over a step's runs: latency
+percentiles, the server's CPU per transaction and what observing cost (pure)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import Any
 
 from .analysis import stats
 from .model.outcomes import RunRecord
+from .model.result import Latency, Run, RunPhase, Statement
 from .pgbench.parse import percentile
 
 
@@ -19,7 +20,7 @@ def server_cpu_us_per_tx(runs: list[RunRecord]) -> list[float]:
     return out
 
 
-def latency(runs: list[RunRecord]) -> dict[str, float | None] | None:
+def latency(runs: list[RunRecord]) -> Latency | None:
     pooled: list[int] = []
     averages: list[float] = []
     for r in runs:
@@ -36,70 +37,64 @@ def latency(runs: list[RunRecord]) -> dict[str, float | None] | None:
         v = percentile(pooled, q)
         return round(v / 1000.0, 4) if v is not None else None
 
-    return {
-        "avg": round(stats.median(averages), 4) if averages else None,
-        "p50": ms(50),
-        "p95": ms(95),
-        "p99": ms(99),
-    }
+    return Latency(
+        avg=round(stats.median(averages), 4) if averages else None,
+        p50=ms(50),
+        p95=ms(95),
+        p99=ms(99),
+    )
 
 
-def run_dict(record: RunRecord) -> dict[str, Any]:
-    out: dict[str, Any] = {
-        "rep": record.round,
-        "round": record.round,
-        "segment": record.segment + 1,
-        "position": record.position,
-        "value": record.value,
-        "started_at": record.started_at,
-    }
-    if record.pgbench_seed is not None:
-        out["pgbench_seed"] = record.pgbench_seed
-    if record.server_cpu_s is not None:
-        out["server_cpu_s"] = record.server_cpu_s
-    if record.contamination:
-        out["contamination"] = record.contamination
-    if record.pgbench is not None:
-        s = record.pgbench.summary
-        out.update(
-            {
-                "tps": record.tps,
-                "tps_whole_run": s.tps,
-                "transactions": s.transactions,
-                "failed": s.failed,
-                "latency_avg_ms": s.latency_avg_ms,
-                "wall_s": round(record.pgbench.wall_s, 3),
-                "client_cpu_s": round(record.pgbench.client_cpu_s, 3),
-                "progress": [[p.time_s, p.tps] for p in record.pgbench.progress],
-                "statements": [
-                    {"script": st.script, "latency_ms": st.latency_ms, "command": st.command}
-                    for st in s.statements
-                ],
-            }
+def run_result(record: RunRecord) -> Run:
+    """One run as result.json keeps it."""
+    pgbench = record.pgbench
+    summary = pgbench.summary if pgbench else None
+    background = record.background.summary if record.background else None
+    return Run(
+        rep=record.round,
+        round=record.round,
+        segment=record.segment + 1,
+        position=record.position,
+        value=record.value,
+        started_at=record.started_at,
+        pgbench_seed=record.pgbench_seed,
+        server_cpu_s=record.server_cpu_s,
+        contamination=record.contamination or None,
+        tps=record.tps if pgbench else None,
+        tps_whole_run=summary.tps if summary else None,
+        transactions=summary.transactions if summary else None,
+        failed=summary.failed if summary else None,
+        latency_avg_ms=summary.latency_avg_ms if summary else None,
+        wall_s=round(pgbench.wall_s, 3) if pgbench else None,
+        client_cpu_s=round(pgbench.client_cpu_s, 3) if pgbench else None,
+        progress=tuple((p.time_s, p.tps) for p in pgbench.progress) if pgbench else None,
+        statements=tuple(
+            Statement(st.script, st.latency_ms, st.command) for st in summary.statements
         )
-    if record.phases:
-        out["phases"] = [run_phase(record, n, sec) for n, sec in record.phases]
-    if record.background is not None:
-        bg = record.background.summary
-        out["background"] = {"tps": bg.tps, "transactions": bg.transactions, "failed": bg.failed}
-    if record.monitor:
-        out["monitor"] = record.monitor
-    if record.facts:
-        out["facts"] = record.facts
-    out["waits"] = dict(record.observation.waits.most_common())
-    out["observer"] = observer_dict(record)
-    out["stats"] = record.observation.stats
-    out["warnings"] = record.warnings
-    return out
+        if summary
+        else None,
+        phases=tuple(run_phase(record, n, sec) for n, sec in record.phases) or None,
+        background={
+            "tps": background.tps,
+            "transactions": background.transactions,
+            "failed": background.failed,
+        }
+        if background
+        else None,
+        monitor=record.monitor or None,
+        facts=record.facts or None,
+        waits=dict(record.observation.waits.most_common()),
+        observer=observer_dict(record),
+        stats=record.observation.stats,
+        warnings=tuple(record.warnings),
+    )
 
 
-def run_phase(record: RunRecord, name: str, seconds: float) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": name, "seconds": round(seconds, 3)}
+def run_phase(record: RunRecord, name: str, seconds: float) -> RunPhase:
     observed = record.observation.phases.get(name)
-    if observed is not None:
-        out["wal_bytes"] = observed.wal_bytes
-        out["waits"] = dict(observed.waits.most_common())
-    return out
+    if observed is None:
+        return RunPhase(name, round(seconds, 3))
+    return RunPhase(name, round(seconds, 3), observed.wal_bytes, dict(observed.waits.most_common()))
 
 
 def observer_dict(record: RunRecord) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 `pgopt-runs/<UTC timestamp>-<lab>/` holds result.json (written atomically:
 a temporary file, then a rename), the raw pgbench outputs under raw/, and the
 reports. Listing and loading stored runs needs no server; a loaded result is
-checked against its schema (pgopt/schemas/lab-result-1.json), older files too.
+checked against its schema and read into records by model/codec.py, older
+files too.
 """
 
 from __future__ import annotations
@@ -13,19 +14,14 @@ import os
 import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import cache
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import best_match
-
 from .errors import UsageError
+from .model.codec import DecodeError, decode, encode
+from .model.result import LabResult
 
 RESULT_FILE = "result.json"
-SCHEMA = "pgopt.lab-result/1"
-SCHEMA_FILE = "lab-result-1.json"  # in pgopt/schemas/
 DEFAULT_RUNS_DIR = Path("pgopt-runs")
 
 
@@ -74,47 +70,42 @@ def _umask() -> int:
     return mask
 
 
-def write_result(run_dir: Path, result: dict[str, Any]) -> Path:
+def write_result(run_dir: Path, result: LabResult) -> Path:
     path = run_dir / RESULT_FILE
-    write_atomic(path, json.dumps(result, indent=2, sort_keys=False, default=str) + "\n")
+    write_atomic(path, json.dumps(encode(result), indent=2, default=str) + "\n")
     return path
 
 
-def load_result(run_dir: Path) -> dict[str, Any]:
+def load_document(run_dir: Path) -> dict[str, Any]:
+    """A stored result.json as its JSON document, checked against its schema."""
+    document, _ = _load(run_dir)
+    return document
+
+
+def load_result(run_dir: Path) -> LabResult:
+    """A stored result as records, older files too."""
+    _, result = _load(run_dir)
+    return result
+
+
+def _load(run_dir: Path) -> tuple[dict[str, Any], LabResult]:
     path = run_dir / RESULT_FILE if run_dir.is_dir() else run_dir
     try:
-        data = json.loads(path.read_text())
+        document = json.loads(path.read_text())
     except FileNotFoundError:
         raise UsageError(f"{run_dir}: no {RESULT_FILE} (not a pgopt run folder)") from None
     except json.JSONDecodeError as e:
         raise UsageError(f"{path}: not valid JSON: {e}") from e
-    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise UsageError(f"{path}: not a {SCHEMA} result")
-    problem = schema_problem(data)
-    if problem is not None:
-        raise UsageError(f"{path}: not a valid {SCHEMA} result: {problem}")
-    return data
-
-
-@cache
-def _validator() -> Draft202012Validator:
-    schema = json.loads(files("pgopt.schemas").joinpath(SCHEMA_FILE).read_text())
-    return Draft202012Validator(schema)
-
-
-def schema_problem(result: dict[str, Any]) -> str | None:
-    """The first way `result` breaks schemas/lab-result-1.json, or None."""
-    error = best_match(_validator().iter_errors(result))
-    if error is None:
-        return None
-    where = "/".join(map(str, error.absolute_path)) or "the top level"
-    return f"{where}: {error.message}"
+    try:
+        return document, decode(document)
+    except DecodeError as e:
+        raise UsageError(f"{path}: {e}") from None
 
 
 @dataclass(frozen=True)
 class StoredRun:
     path: Path
-    result: dict[str, Any]
+    result: LabResult
 
 
 def list_runs(runs_dir: Path = DEFAULT_RUNS_DIR) -> list[StoredRun]:
@@ -127,7 +118,7 @@ def list_runs(runs_dir: Path = DEFAULT_RUNS_DIR) -> list[StoredRun]:
             runs.append(StoredRun(result_file.parent, load_result(result_file.parent)))
         except UsageError:
             continue
-    runs.sort(key=lambda r: str(r.result.get("started_at", "")))
+    runs.sort(key=lambda r: r.result.started_at)
     return runs
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from pgopt.binaries import PgBinaries
 from pgopt.cli import main
-from pgopt.store import load_result
+from pgopt.store import load_document
 from pgopt.target.embedded import EmbeddedTarget
 
 from .conftest import LOCAL_DSN, local_server_answers
@@ -95,7 +95,7 @@ def test_settings_are_applied_then_reset_and_database_dropped(
         ["lab", "run", str(lab_dir), "--quick", "--dsn", dsn, "--allow-settings", "--out", str(out)]
     )
     assert code == 0
-    result = load_result(out)
+    result = load_document(out)
     assert result["target"]["kind"] == "dsn"
     assert [s["name"] for s in result["steps"]] == ["baseline", "async"]
     assert all(c["passed"] for s in result["steps"] for c in s["checks"])
@@ -131,7 +131,7 @@ def test_batch_lab_dumps_and_restores_through_the_dsn(dsn: str, tmp_path: Path) 
     out = tmp_path / "out"
     args = ["lab", "run", "batch", "--quick", "--dsn", dsn, "--steps", "defaults"]
     assert main([*args, "--out", str(out)]) == 0
-    result = load_result(out)
+    result = load_document(out)
     (step,) = result["steps"]
     assert step["phases"][0]["name"] == "restore"
     assert step["checks"] and all(c["passed"] for c in step["checks"]), step["checks"]
@@ -162,5 +162,5 @@ def test_pg15_binaries_run_smoke(tmp_path: Path, workdir: Path) -> None:
         )
         == 0
     )
-    result = load_result(out)
+    result = load_document(out)
     assert result["target"]["server_version"].startswith("15.")

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pgopt.cli import main
-from pgopt.store import load_result
+from pgopt.store import load_document
 
 PHASES = ["restore", "indexes", "magic_update", "string_updates", "magic_select"]
 # The article's memory rules for 8 GB (8192 MB): shared_buffers RAM/4,
@@ -68,7 +68,7 @@ def batch_result(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         shutil.rmtree(workdir, ignore_errors=True)
     assert code == 0
     assert not list(out.glob("*.dump")), "the dataset dump is removed when the run ends"
-    result: dict[str, Any] = load_result(out)
+    result: dict[str, Any] = load_document(out)
     return result
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from pgopt.cli import main
-from pgopt.store import load_result
+from pgopt.store import load_document
 
 # Every step but the two *_big_buffers ones, which only restart the server with
 # another shared_buffers; the baseline is always included.
@@ -45,7 +45,7 @@ def result(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     assert code == 0
-    data: dict[str, Any] = load_result(out)
+    data: dict[str, Any] = load_document(out)
     return data
 
 

@@ -19,7 +19,7 @@ import pytest
 
 from pgopt.cli import main
 from pgopt.lab import resolve_lab
-from pgopt.store import load_result
+from pgopt.store import load_document
 
 from .conftest import pgopt_processes
 
@@ -65,7 +65,7 @@ def login_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LoginRun]:
         assert len(roots) == 1, roots
         root = roots[0]
         port = int((root / "data" / "postmaster.pid").read_text().splitlines()[3])
-        result = load_result(out)
+        result = load_document(out)
         yield LoginRun(
             result=result,
             steps={s["name"]: s for s in result["steps"]},

@@ -3,7 +3,7 @@
 from pathlib import Path
 
 from pgopt.cli import main
-from pgopt.store import load_result
+from pgopt.store import load_document
 
 
 def test_queue_patterns_are_exactly_once(tmp_path: Path, workdir: Path) -> None:
@@ -29,7 +29,7 @@ def test_queue_patterns_are_exactly_once(tmp_path: Path, workdir: Path) -> None:
         ]
     )
     assert code == 0
-    result = load_result(out)
+    result = load_document(out)
     steps = {s["name"]: s for s in result["steps"]}
     assert list(steps) == ["baseline", "skip_locked", "advisory_lock", "sharded", "batch10"]
     for step in steps.values():
@@ -65,7 +65,7 @@ def test_steady_state_runs_producers_and_monitors_the_queue(tmp_path: Path, work
         ]
     )
     assert code == 0
-    result = load_result(out)
+    result = load_document(out)
     steady = result["steps"][-1]
     assert steady["name"] == "steady"
     run = steady["runs"][0]

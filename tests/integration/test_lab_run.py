@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from pgopt.cli import main
-from pgopt.store import load_result
+from pgopt.store import load_document
 
 LAB = """
 title = "engine test"
@@ -66,7 +66,7 @@ def write_lab(folder: Path, toml: str = LAB) -> Path:
 def run_lab(lab: Path, out: Path, workdir: Path, *extra: str) -> dict[str, Any]:
     args = ["lab", "run", str(lab), "--workdir", str(workdir), "--out", str(out), *extra]
     assert main(args) == 0
-    result: dict[str, Any] = load_result(out)
+    result: dict[str, Any] = load_document(out)
     return result
 
 
@@ -146,7 +146,7 @@ def test_failed_check_exits_1(
         ]
     )
     assert code == 1
-    result = load_result(out)
+    result = load_document(out)
     assert result["passed"] is False
     failed = [c for c in result["steps"][0]["checks"] if not c["passed"]]
     assert failed and failed[0]["name"] == "every transaction inserted two rows"
@@ -187,7 +187,7 @@ select count(distinct t) = count(*) from starts
     out = tmp_path / "out"
     args = ["lab", "run", str(lab), "--workdir", str(workdir), "--out", str(out)]
     assert main([*args, "--steps", "baseline", "--duration", "1"]) == (0 if restart else 1)
-    result = load_result(out)
+    result = load_document(out)
     assert result["params"]["restart"] is restart
     starts = [c for c in result["steps"][0]["checks"] if c["name"].startswith("every run saw")]
     assert [c["passed"] for c in starts] == [True, restart, restart]

@@ -12,7 +12,7 @@ import redis
 from pgopt.cli import main
 from pgopt.lab.catalog import resolve_lab
 from pgopt.lab.spec import Lab
-from pgopt.store import load_result
+from pgopt.store import load_document
 
 REDIS_STEPS = ("py_redis_incr", "py_redis_pipelined")
 
@@ -43,7 +43,7 @@ def run_lab(out: Path, workdir: Path, steps: str, *extra: str) -> dict[str, Any]
         ]
     )
     assert code == 0
-    result: dict[str, Any] = load_result(out)
+    result: dict[str, Any] = load_document(out)
     return result
 
 

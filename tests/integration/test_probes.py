@@ -6,7 +6,7 @@ import pytest
 import redis
 
 from pgopt.cli import main
-from pgopt.store import load_result
+from pgopt.store import load_document
 
 LAB = """
 title = "probes"
@@ -60,7 +60,7 @@ def test_without_redis_the_redis_step_is_skipped(lab: Path, tmp_path: Path, work
         ]
     )
     assert code == 0
-    result = load_result(out)
+    result = load_document(out)
     assert [s["name"] for s in result["steps"]] == ["baseline", "batch"]
     assert result["skipped"][0]["name"] == "redis"
     assert "no Redis at redis://127.0.0.1:1/0" in result["skipped"][0]["reason"]
@@ -78,6 +78,6 @@ def test_with_redis_the_comparison_runs(lab: Path, tmp_path: Path, workdir: Path
     assert (
         main(["lab", "run", str(lab), "--quick", "--workdir", str(workdir), "--out", str(out)]) == 0
     )
-    result = load_result(out)
+    result = load_document(out)
     assert [s["name"] for s in result["steps"]] == ["baseline", "batch", "redis"]
     assert result["steps"][2]["metric"]["median"] > 0

@@ -4,7 +4,7 @@ runs again once, and a workload disturbed by nature stops the re-runs."""
 from pathlib import Path
 
 from pgopt.cli import main
-from pgopt.store import load_result
+from pgopt.store import load_document
 
 from .test_lab_run import LAB, run_lab, write_lab
 
@@ -47,7 +47,7 @@ def test_a_disturbed_round_runs_again_once(tmp_path: Path, workdir: Path) -> Non
     out = tmp_path / "out"
     args = ["lab", "run", str(lab), "--workdir", str(workdir), "--out", str(out)]
     assert main([*args, "--steps", "stalled"]) == 0
-    result = load_result(out)
+    result = load_document(out)
     # round 1 was disturbed and ran again; disturbed again, it was kept and nothing
     # more was re-run: round 2 stands as it is
     assert [(r["segment"], r["round"]) for r in result["reruns"]] == [(1, 1)]

@@ -7,11 +7,9 @@ read the diff of tests/golden/, and commit it with the change.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -19,9 +17,11 @@ from rich.console import Console
 
 from pgopt import __version__
 from pgopt.cli import cli
+from pgopt.model.result import LabResult
 from pgopt.report.html import render_html
 from pgopt.report.markdown import render_markdown
 from pgopt.report.terminal import print_summary
+from pgopt.store import load_result
 
 GOLDEN = Path(__file__).parent.parent / "golden"
 RESULTS = Path(__file__).parent.parent / "data" / "results"
@@ -47,9 +47,8 @@ def check(name: str, text: str) -> None:
     assert text == path.read_text(), f"{name} differs from tests/golden/{name}"
 
 
-def result(name: str) -> dict[str, Any]:
-    data: dict[str, Any] = json.loads((RESULTS / name / "result.json").read_text())
-    return data
+def result(name: str) -> LabResult:
+    return load_result(RESULTS / name)
 
 
 @pytest.mark.parametrize("fixture", FIXTURES)

@@ -1,8 +1,10 @@
-"""Reports rendered from stored result.json files: Markdown, HTML with plots, compare, CLI.
+"""Reports rendered from stored results: Markdown, HTML with plots, compare, CLI.
 
 The fixtures under tests/data/results/ are real `pgopt lab run smoke --quick`
 results; `enriched` adds the optional parts (waits, why, phases, facts, the
 article's figures) and hostile text, as later labs and observability write them.
+Tests edit the JSON documents, then read them as every command does (`decode`),
+so each case is also a valid result.json.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import math
 import re
 import shutil
 import statistics
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -20,8 +23,10 @@ from typing import Any
 import pytest
 from rich.console import Console
 
+from pgopt.analysis.verdicts import Verdict
 from pgopt.cli import main
 from pgopt.errors import UsageError
+from pgopt.model.codec import decode
 from pgopt.report import fields
 from pgopt.report.compare import compare_results, comparison_notes
 from pgopt.report.html import render_html
@@ -78,7 +83,7 @@ def enriched(smoke: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_markdown_has_summary_steps_environment_and_command(smoke: dict[str, Any]) -> None:
-    md = render_markdown(smoke)
+    md = render_markdown(decode(smoke))
     assert md.startswith("# smoke: Smoke: pgbench's own scripts at a tiny scale\n")
     assert "| step | what changed | tx/s | × baseline | verdict | article | checks |" in md
     assert "| **async_commit** | `synchronous_commit=off` | 1,458 ±6% | ×1.91 [1.60–2.32]" in md
@@ -93,13 +98,13 @@ def test_markdown_has_summary_steps_environment_and_command(smoke: dict[str, Any
 
 
 def test_markdown_skips_absent_optional_parts(smoke: dict[str, Any]) -> None:
-    md = render_markdown(smoke)
+    md = render_markdown(decode(smoke))
     for absent in ("Bottleneck", "Waits", "| phase |", "| fact |", "article's figures"):
         assert absent not in md
 
 
 def test_markdown_renders_optional_parts_when_present(enriched: dict[str, Any]) -> None:
-    md = render_markdown(enriched)
+    md = render_markdown(decode(enriched))
     assert "- **Bottleneck:** **IO:WalSync 31% -&gt; 3%; WAL bytes/tx 1.2k -&gt; 1.2k**" in md
     assert "- **Waits:** CPU 52% · IO:WalSync 31% · Client:ClientRead 9% · LWLock:WALWrite 8%" in md
     assert "| restore | 12.300 | 11.900–12.800 |" in md
@@ -115,26 +120,26 @@ def test_phase_table_marks_phases_that_got_slower_or_faster(enriched: dict[str, 
         {"name": "index", "seconds": 2.0, "verdict_vs_previous": "faster"},
         {"name": HOSTILE, "seconds": 1.0, "verdict_vs_previous": "no-change"},
     ]
-    names, rows = fields.phase_table(enriched)
+    names, rows = fields.phase_table(decode(enriched))
     assert names == ["restore", "index", HOSTILE]
     assert [r.step for r in rows] == ["async_commit", "sel<b>only</b>"]
     assert [fields.phase_cell(c) for c in rows[0].cells] == ["12.3", "4.10", "—"]
     assert [fields.phase_cell(c) for c in rows[1].cells] == ["30.0 ▲", "2.00 ▼", "1.00"]
     assert rows[0].article is None  # the article gave no phase figures for it
     enriched["steps"][2]["reported"]["phases"] = {"restore": 93, "index": 29.5}
-    (_, rows) = fields.phase_table(enriched)
+    (_, rows) = fields.phase_table(decode(enriched))
     assert fields.article_cells(rows[1]) == ["93", "29.5", "—", "5200"]
-    md = render_markdown(enriched)
+    md = render_markdown(decode(enriched))
     assert "### Seconds per phase" in md
     ours = "| **sel&lt;b&gt;only&lt;/b&gt;** | **30.0 ▲** | **2.00 ▼** | 1.00 | 12.4k |"
     assert f"{ours}\n| *article* | *93* | *29.5* | *—* | *5200* |" in md
-    page = render_html(enriched)
+    page = render_html(decode(enriched))
     assert "<h3>Seconds per phase</h3>" in page
     assert '<span class="bad">30.0 ▲</span>' in page
     assert '<td><span class="muted">article</span></td>' in page
     assert '<td class="num"><span class="muted">29.5</span></td>' in page
     assert "<script" not in page
-    assert fields.phase_table(load("smoke-a")) == ([], [])
+    assert fields.phase_table(decode(load("smoke-a"))) == ([], [])
 
 
 def test_phase_waits_table_says_where_each_phase_spent_its_time(
@@ -147,35 +152,35 @@ def test_phase_waits_table_says_where_each_phase_spent_its_time(
         why="LWLock:WALWrite 24% -> 3%",
     )
     phases[1].update(waits={HOSTILE: 0.9, "CPU": 0.1}, wal_bytes=0, why=HOSTILE)
-    names, rows = fields.phase_waits_table(enriched)
+    names, rows = fields.phase_waits_table(decode(enriched))
     assert names == ["restore", "index"]
     assert [r.step for r in rows] == ["async_commit"]
     assert rows[0].cells == [
         ["CPU 70%", "LWLock:WALWrite 20%", "WAL 1.5 GiB"],
         [f"{HOSTILE} 90%", "CPU 10%", "WAL 0 B"],
     ]
-    md = render_markdown(enriched)
+    md = render_markdown(decode(enriched))
     assert "### Where each phase spent its time" in md
     assert "| **async_commit** | CPU 70% · LWLock:WALWrite 20% · WAL 1.5 GiB |" in md
     assert "| restore | 12.300 | 11.900–12.800 | LWLock:WALWrite 24% -&gt; 3% |" in md
-    page = render_html(enriched)
+    page = render_html(decode(enriched))
     assert "<h3>Where each phase spent its time</h3>" in page
     assert "<td>CPU 70%<br>LWLock:WALWrite 20%<br>WAL 1.5 GiB</td>" in page
     assert "<script" not in page and "<script" not in md
     console = Console(record=True, width=200)
-    print_summary(console, enriched)
+    print_summary(console, decode(enriched))
     shown = console.export_text()
     assert "Per phase, the wait events" in shown
     assert "WAL 1.5 GiB" in shown and f"{HOSTILE} 90%" in shown
     # results from before phases were observed render without the table
-    assert fields.phase_waits_table(load("smoke-a")) == ([], [])
+    assert fields.phase_waits_table(decode(load("smoke-a"))) == ([], [])
     for phase in phases:
         del phase["wal_bytes"]
-    assert fields.phase_waits_table(enriched) == ([], [])
+    assert fields.phase_waits_table(decode(enriched)) == ([], [])
 
 
 def test_markdown_escapes_lab_text(enriched: dict[str, Any]) -> None:
-    md = render_markdown(enriched)
+    md = render_markdown(decode(enriched))
     assert "<script>" not in md and "<b>" not in md
     assert "&lt;script&gt;alert('x')&lt;/script&gt; &amp; $x$ \\| \\`tick\\`" in md
     # a cell with a pipe does not split the table row
@@ -192,8 +197,8 @@ def test_markdown_helpers() -> None:
 def test_partial_result_says_so(smoke: dict[str, Any]) -> None:
     smoke["complete"] = False
     smoke["error"] = "interrupted (SIGTERM)"
-    assert "> **Incomplete run** (interrupted (SIGTERM))" in render_markdown(smoke)
-    assert "<strong>Incomplete run</strong> (interrupted (SIGTERM))" in render_html(smoke)
+    assert "> **Incomplete run** (interrupted (SIGTERM))" in render_markdown(decode(smoke))
+    assert "<strong>Incomplete run</strong> (interrupted (SIGTERM))" in render_html(decode(smoke))
 
 
 # -- HTML ---------------------------------------------------------------------
@@ -221,7 +226,7 @@ def tags(page: str) -> _Tags:
 
 
 def test_html_is_self_contained_with_plots(smoke: dict[str, Any]) -> None:
-    page = render_html(smoke)
+    page = render_html(decode(smoke))
     found = tags(page)
     assert found.fetching == []
     assert "script" not in found.count and "link" not in found.count
@@ -232,9 +237,9 @@ def test_html_is_self_contained_with_plots(smoke: dict[str, Any]) -> None:
 
 
 def test_html_draws_waits_and_phases_when_present(enriched: dict[str, Any]) -> None:
-    found = tags(render_html(enriched))
+    found = tags(render_html(decode(enriched)))
     assert found.count["svg"] == 5
-    assert [p.key for p in all_plots(enriched)] == [
+    assert [p.key for p in all_plots(decode(enriched))] == [
         "medians",
         "throughput",
         "latency",
@@ -244,7 +249,7 @@ def test_html_draws_waits_and_phases_when_present(enriched: dict[str, Any]) -> N
 
 
 def test_html_escapes_everything_from_labs_and_the_database(enriched: dict[str, Any]) -> None:
-    page = render_html(enriched)
+    page = render_html(decode(enriched))
     assert "<script" not in page
     assert "<b>only" not in page
     assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt; &amp;" in page
@@ -252,11 +257,11 @@ def test_html_escapes_everything_from_labs_and_the_database(enriched: dict[str, 
 
 
 def test_plots_are_deterministic(smoke: dict[str, Any]) -> None:
-    assert render_html(smoke) == render_html(smoke)
+    assert render_html(decode(smoke)) == render_html(decode(smoke))
 
 
 def test_plot_ids_do_not_collide_between_figures(enriched: dict[str, Any]) -> None:
-    page = render_html(enriched)
+    page = render_html(decode(enriched))
     ids = re.findall(r'\bid="([^"]+)"', page)
     assert len(ids) > 100 and len(ids) == len(set(ids))
     for ref in re.findall(r'(?:url\(#|href="#)([^)"]+)', page):
@@ -265,36 +270,31 @@ def test_plot_ids_do_not_collide_between_figures(enriched: dict[str, Any]) -> No
 
 def test_result_without_optional_fields_still_renders(smoke: dict[str, Any]) -> None:
     for step in smoke["steps"]:
-        for key in ("latency_ms", "warnings", "facts", "reported", "runs"):
+        for key in ("latency_ms", "warnings", "facts", "reported"):
             step.pop(key, None)
+        for run in step["runs"]:
+            run.pop("progress")
     smoke["target"].pop("non_default_settings")
-    page = render_html(smoke)
+    page = render_html(decode(smoke))
     assert tags(page).count["svg"] == 1
     assert "Non-default server settings" not in page
-    assert "Latency" not in render_markdown(smoke)
+    assert "Latency" not in render_markdown(decode(smoke))
 
 
 # -- fields and compare -------------------------------------------------------
 
 
 def test_headline_follows_the_metric_direction(smoke: dict[str, Any]) -> None:
-    best = fields.headline(smoke)
-    assert best is not None and best["name"] == "select_only"
+    best = fields.headline(decode(smoke))
+    assert best is not None and best.name == "select_only"
     smoke["metric"]["higher_is_better"] = False
-    best = fields.headline(smoke)
-    assert best is not None and best["name"] == "async_commit"
-
-
-def test_why_lines_accept_text_lists_and_parts() -> None:
-    assert fields.why_lines({"why": "WAL 61% -> 3%"}) == ["WAL 61% -> 3%"]
-    assert fields.why_lines({"why": ["a", ""]}) == ["a"]
-    assert fields.why_lines({"why": {"top": "CPU"}}) == ["top: CPU"]
-    assert fields.why_lines({}) == []
+    best = fields.headline(decode(smoke))
+    assert best is not None and best.name == "async_commit"
 
 
 def test_compare_two_runs_of_a_lab() -> None:
     a, b = load("smoke-a"), load("smoke-b")
-    comparison = compare_results(a, b)
+    comparison = compare_results(decode(a), decode(b))
     assert [s.name for s in comparison.steps] == ["baseline", "async_commit", "select_only"]
     for step, sa, sb in zip(comparison.steps, a["steps"], b["steps"], strict=True):
         assert step.a_median == pytest.approx(sa["metric"]["median"])
@@ -315,7 +315,7 @@ def test_compare_lists_steps_in_one_run_only_and_differences() -> None:
     a, b = load("smoke-a"), load("smoke-b")
     b["steps"] = b["steps"][:2]
     b["params"]["scale"] = 2.0
-    comparison = compare_results(a, b)
+    comparison = compare_results(decode(a), decode(b))
     assert [s.name for s in comparison.steps] == ["baseline", "async_commit"]
     assert comparison_notes(comparison) == [
         "only in A: select_only",
@@ -327,7 +327,7 @@ def test_compare_refuses_different_labs() -> None:
     b = load("smoke-b")
     b["lab"] = "login"
     with pytest.raises(UsageError, match="different labs: smoke and login"):
-        compare_results(load("smoke-a"), b)
+        compare_results(decode(load("smoke-a")), decode(b))
 
 
 # -- commands -----------------------------------------------------------------
@@ -346,7 +346,7 @@ def test_report_command_writes_both_and_prints_the_summary(
     assert main(["report", str(runs / "smoke-a")]) == 0
     out = capsys.readouterr().out
     assert "async_commit" in out and "report.html" in out
-    assert (runs / "smoke-a" / "report.md").read_text() == render_markdown(load("smoke-a"))
+    assert (runs / "smoke-a" / "report.md").read_text() == render_markdown(decode(load("smoke-a")))
     assert (runs / "smoke-a" / "report.html").read_text().startswith("<!DOCTYPE html>")
 
 
@@ -357,7 +357,7 @@ def test_report_command_writes_only_what_is_asked(runs: Path, flag: str, written
 
 
 def test_write_reports_returns_paths(runs: Path) -> None:
-    paths = write_reports(runs / "smoke-a", load("smoke-a"), html=False)
+    paths = write_reports(runs / "smoke-a", decode(load("smoke-a")), html=False)
     assert paths == [runs / "smoke-a" / "report.md"]
 
 
@@ -400,22 +400,29 @@ def test_sweeps_and_skipped_steps_are_listed(smoke: dict[str, Any]) -> None:
     ]
     smoke["skipped"] = [{"name": "huge_pages", "reason": "needs a restart"}]
     line = "clients (tx/s by clients) 1: 900, 4: 2,400; best at 4 clients, knee at 4"
-    md, page = render_markdown(smoke), render_html(smoke)
+    md, page = render_markdown(decode(smoke)), render_html(decode(smoke))
     assert f"- {line}" in md and f"<li>{line}</li>" in page
     assert "- huge_pages: needs a restart" in md and "<li>huge_pages: needs a restart</li>" in page
 
 
-def test_verdict_names_the_step_it_compares_with_when_not_the_row_above() -> None:
+def test_verdict_names_the_step_it_compares_with_when_not_the_row_above(
+    smoke: dict[str, Any],
+) -> None:
     from pgopt.report.fmt import format_verdict
 
-    result = {
-        "steps": [
-            {"name": "baseline", "compared_with": None, "verdict_vs_previous": "n/a"},
-            {"name": "function", "compared_with": "baseline", "verdict_vs_previous": "faster"},
-            {"name": "logging", "compared_with": "function", "verdict_vs_previous": "slower"},
-            {"name": "connect", "compared_with": "function", "verdict_vs_previous": "slower"},
-        ]
-    }
+    step = decode(smoke).steps[1]
+    result = replace(
+        decode(smoke),
+        steps=tuple(
+            replace(step, name=name, compared_with=compared, verdict_vs_previous=verdict)
+            for name, compared, verdict in (
+                ("baseline", None, Verdict.NOT_APPLICABLE),
+                ("function", "baseline", Verdict.FASTER),
+                ("logging", "function", Verdict.SLOWER),
+                ("connect", "function", Verdict.SLOWER),
+            )
+        ),
+    )
     assert [format_verdict(result, i) for i in range(4)] == [
         "n/a",
         "faster",

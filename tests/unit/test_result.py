@@ -1,12 +1,17 @@
-"""result.json from samples: ratios against the step each step derives from, sweeps."""
+"""result.json from samples: ratios against the step each step derives from, sweeps.
 
+The result is built as records and checked as the JSON document it is written as."""
+
+import json
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pgopt.engine.checks import facts_over_runs
 from pgopt.lab import load_lab
+from pgopt.model.codec import encode
 from pgopt.model.observation import PhaseObservation
 from pgopt.model.outcomes import ExperimentOutcome, RunRecord, StepOutcome
 from pgopt.params import resolve_params
@@ -15,6 +20,11 @@ from pgopt.result import build_result
 from .test_lab_load import write_lab
 
 STEPS = ("baseline", "async", "cluster", "sweep-c1", "sweep-c4")  # write_lab's
+
+
+def document(outcome: ExperimentOutcome, command: str = "pgopt lab run x") -> Any:
+    """The result.json document of an outcome."""
+    return json.loads(json.dumps(encode(build_result(outcome, command=command))))
 
 
 def outcome_with(folder: Path, medians: dict[str, float]) -> ExperimentOutcome:
@@ -44,7 +54,7 @@ def test_verdicts_compare_with_the_step_each_derives_from(tmp_path: Path) -> Non
         "sweep-c1": 50.0,
         "sweep-c4": 110.0,
     }
-    result = build_result(outcome_with(tmp_path / "lab", medians), command="pgopt lab run x")
+    result = document(outcome_with(tmp_path / "lab", medians))
     steps = {s["name"]: s for s in result["steps"]}
     assert steps["baseline"]["compared_with"] is None
     assert steps["baseline"]["verdict_vs_previous"] == "n/a"
@@ -77,7 +87,7 @@ def test_each_phase_gets_a_verdict_against_the_same_phase_of_the_step_before(
         for run, f in zip(step.runs, noise[step.step.name], strict=True):
             run.phases = [("restore", restore * f), ("update", update * f)]
             run.value = (restore + update) * f
-    steps = build_result(outcome, command="pgopt lab run x")["steps"]
+    steps = document(outcome)["steps"]
     baseline, async_ = steps[0]["phases"], steps[1]["phases"]
     assert [p["name"] for p in baseline] == ["restore", "update"]
     assert "verdict_vs_previous" not in baseline[0]
@@ -101,7 +111,7 @@ def test_each_phase_gets_its_waits_wal_and_why_against_the_same_phase_before(
         for run, wal_bytes in zip(step.runs, wal, strict=True):
             run.phases = [("update", 5.0)]
             run.observation.phases["update"] = PhaseObservation(Counter(waits), wal_bytes)
-    steps = build_result(outcome, command="pgopt lab run x")["steps"]
+    steps = document(outcome)["steps"]
     baseline, async_ = steps[0]["phases"][0], steps[1]["phases"][0]
     assert baseline["waits"] == {"CPU": 0.6, "LWLock:WALWrite": 0.4}  # pooled over runs
     assert baseline["wal_bytes"] == 10_000  # the median run's
@@ -115,7 +125,7 @@ def test_each_phase_gets_its_waits_wal_and_why_against_the_same_phase_before(
     ]
     # a step whose phases were not observed (a result from an older pgopt) has neither
     outcome.steps[2].runs[0].phases = [("update", 5.0)]
-    assert "why" not in build_result(outcome, command="x")["steps"][2]["phases"][0]
+    assert "why" not in document(outcome, "x")["steps"][2]["phases"][0]
 
 
 def test_facts_of_a_fresh_step_are_the_median_over_its_runs() -> None:

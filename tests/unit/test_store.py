@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from pgopt.errors import UsageError
-from pgopt.store import SCHEMA, list_runs, load_result, new_run_dir, write_atomic, write_result
+from pgopt.model.codec import SCHEMA, decode
+from pgopt.store import list_runs, load_result, new_run_dir, write_atomic, write_result
 
 RESULTS = Path(__file__).parent.parent / "data" / "results"
 
@@ -24,12 +25,13 @@ def test_runs_are_listed_and_bad_folders_skipped(tmp_path: Path) -> None:
     stored = json.loads((RESULTS / "smoke-a" / "result.json").read_text())
     for lab, started in (("b", "2026-01-02T00:00:00Z"), ("a", "2026-01-01T00:00:00Z")):
         run = new_run_dir(lab, tmp_path / lab)
-        write_result(run, {**stored, "lab": lab, "started_at": started})
+        write_result(run, decode({**stored, "lab": lab, "started_at": started}))
     (tmp_path / "junk").mkdir()
     (tmp_path / "junk" / "result.json").write_text("not json")
     (tmp_path / "invalid").mkdir()
-    write_result(tmp_path / "invalid", {"schema": SCHEMA, "lab": "c", "steps": []})
-    assert [r.result["lab"] for r in list_runs(tmp_path)] == ["a", "b"]
+    invalid = {"schema": SCHEMA, "lab": "c", "steps": []}
+    (tmp_path / "invalid" / "result.json").write_text(json.dumps(invalid))
+    assert [r.result.lab for r in list_runs(tmp_path)] == ["a", "b"]
 
 
 def test_load_result_refuses_other_files(tmp_path: Path) -> None:

@@ -251,22 +251,3 @@ def decide(
         )
         for i, (e, h) in enumerate(zip(evidences, higher_is_better, strict=True))
     ]
-
-
-def as_dict(decision: Decision) -> dict[str, object]:
-    """A comparison as result.json keeps it: `median` holds the estimate (the
-    geometric-mean ratio B/A; the field keeps its first name), then the evidence."""
-    e = decision.evidence
-    return {
-        "median": e.ratio,
-        "ci95": list(e.ci95),
-        "ci90": list(e.ci90),
-        "rounds": e.rounds,
-        "paired": e.paired,
-        "p": e.p_value,
-        "p_adjusted": decision.p_adjusted,
-        "sign_flip_p": e.sign_flip_p,
-        "cv": e.cv,
-        "detectable": e.detectable,
-        "verdict": str(decision.verdict),
-    }

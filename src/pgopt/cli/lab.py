@@ -158,7 +158,7 @@ def _run_one(item: Any, options: dict[str, Any]) -> bool:
     print_summary(out, session.result)
     out.print(f"result: {session.result_path}")
     say_written(session.reports)
-    return bool(session.result["passed"])
+    return session.result.passed
 
 
 def _print_plan(item: Any, params: RunParams, options: dict[str, Any]) -> None:

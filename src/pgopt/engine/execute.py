@@ -47,7 +47,7 @@ class Experiment:
         self._t0 = time.monotonic()
         self._outcomes: dict[str, StepOutcome] = {}
         self._observer: Observer | None = None
-        self._skipped: list[dict[str, str]] = []
+        self._skipped: list[tuple[str, str]] = []
         self._restart_refused = False
         self._expected_tps: dict[str, float] = {}
         self._plan: Plan | None = None
@@ -77,7 +77,7 @@ class Experiment:
         self._plan = plan_steps(self.lab, self.params, self.target.facts(), unavailable)
         for name, reason in self._plan.skipped:
             self.display.message(f"skipping step {name}: {reason}")
-            self._skipped.append({"name": name, "reason": reason})
+            self._skipped.append((name, reason))
         return self._plan
 
     # -- the whole lab -------------------------------------------------------------

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..lab.spec import Lab
+from ..model.result import LabResult
 from ..params import RunParams
 from ..report.write import write_reports
 from ..result import build_result
@@ -20,7 +20,7 @@ from .execute import Experiment
 
 @dataclass(frozen=True)
 class Session:
-    result: dict[str, Any]
+    result: LabResult
     result_path: Path
     reports: list[Path]
 

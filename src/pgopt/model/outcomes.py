@@ -1,7 +1,7 @@
 """What the engine measured: records of runs, steps and the whole experiment.
 
 Plain mutable dataclasses filled in as a lab runs; result.py turns them into
-result.json.
+the result record (model/result.py).
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ class ExperimentOutcome:
     steps: list[StepOutcome]
     target: dict[str, Any]
     variables: dict[str, str]
-    skipped: list[dict[str, str]] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (step, why)
     plan: Plan | None = None
     segments: list[SegmentProgress] = field(default_factory=list)
     reruns: list[Rerun] = field(default_factory=list)

@@ -1,6 +1,6 @@
 """Two stored runs of one lab side by side: B's median over A's, step by step.
 
-Pure: the comparison is computed from the two result.json documents alone,
+Pure: the comparison is computed from the two stored results alone,
 with the verdict rule of a run; the runs of two separate lab runs share no
 rounds, so each step is compared as two independent samples (Welch's t on the
 logs), Benjamini-Hochberg across the steps. Runs that differ in
@@ -11,7 +11,6 @@ because that is often the question ("did PostgreSQL 18 help?").
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from rich.markup import escape
 from rich.table import Table
@@ -23,11 +22,11 @@ from ..analysis.verdicts import (
     Decision,
     Rule,
     Verdict,
-    as_dict,
     decide,
     unpaired,
 )
 from ..errors import UsageError
+from ..model.result import LabResult, Ratio
 from .blocks import VERDICT_STYLE
 from .fmt import format_rate, format_ratio, format_verdict_word
 from .terminal import STYLES
@@ -56,25 +55,19 @@ class Comparison:
     margin: float
 
 
-def compare_results(
-    a: dict[str, Any], b: dict[str, Any], *, margin: float | None = None
-) -> Comparison:
+def compare_results(a: LabResult, b: LabResult, *, margin: float | None = None) -> Comparison:
     """Compare run B against run A; both must be runs of the same lab."""
-    if a["lab"] != b["lab"]:
-        raise UsageError(f"cannot compare runs of different labs: {a['lab']} and {b['lab']}")
-    higher = bool(a["metric"]["higher_is_better"])
+    if a.lab != b.lab:
+        raise UsageError(f"cannot compare runs of different labs: {a.lab} and {b.lab}")
+    higher = a.metric.higher_is_better
     if margin is None:
-        margin = float((b.get("verdicts") or {}).get("margin", DEFAULT_MARGIN))
+        margin = b.verdicts.margin if b.verdicts else DEFAULT_MARGIN
     rule = Rule(FIXED_ALPHA, margin)
-    b_steps = {s["name"]: s for s in b["steps"]}
-    a_names = [s["name"] for s in a["steps"]]
-    shared = [s for s in a["steps"] if s["name"] in b_steps]
+    b_steps = {s.name: s for s in b.steps}
+    a_names = [s.name for s in a.steps]
+    shared = [s for s in a.steps if s.name in b_steps]
     samples = [
-        (
-            [float(v) for v in step["metric"]["samples"]],
-            [float(v) for v in b_steps[step["name"]]["metric"]["samples"]],
-        )
-        for step in shared
+        (list(step.metric.samples), list(b_steps[step.name].metric.samples)) for step in shared
     ]
     comparable = [i for i, (xa, xb) in enumerate(samples) if min(xa + xb) > 0]
     decisions = decide(
@@ -85,7 +78,7 @@ def compare_results(
     by_index = dict(zip(comparable, decisions, strict=True))
     compared = [
         StepComparison(
-            name=step["name"],
+            name=step.name,
             a_median=median(xa),
             b_median=median(xb),
             decision=by_index.get(i),
@@ -93,14 +86,21 @@ def compare_results(
         for i, (step, (xa, xb)) in enumerate(zip(shared, samples, strict=True))
     ]
     return Comparison(
-        lab=a["lab"],
-        unit=a["metric"]["unit"],
+        lab=a.lab,
+        unit=a.metric.unit,
         steps=tuple(compared),
         only_a=tuple(n for n in a_names if n not in b_steps),
         only_b=tuple(n for n in b_steps if n not in a_names),
         differences=tuple(_differences(a, b)),
         margin=margin,
     )
+
+
+def _context(result: LabResult, section: str) -> dict[str, object]:
+    if section == "metric":
+        return {"unit": result.metric.unit}
+    context: dict[str, object] = getattr(result, section)
+    return context
 
 
 _CONTEXT = (
@@ -112,11 +112,11 @@ _CONTEXT = (
 )
 
 
-def _differences(a: dict[str, Any], b: dict[str, Any]) -> list[str]:
+def _differences(a: LabResult, b: LabResult) -> list[str]:
     """What else differs between the runs, so that a ratio is read with it in mind."""
     out = []
     for section, key in _CONTEXT:
-        va, vb = a.get(section, {}).get(key), b.get(section, {}).get(key)
+        va, vb = _context(a, section).get(key), _context(b, section).get(key)
         if va != vb:
             out.append(f"{key} {va} vs {vb}")
     return out
@@ -139,7 +139,7 @@ def comparison_table(comparison: Comparison, a_label: str, b_label: str) -> Tabl
     table.add_column("B / A", justify="right")
     table.add_column("verdict")
     for step in comparison.steps:
-        ratio = as_dict(step.decision) if step.decision else None
+        ratio = Ratio.of(step.decision) if step.decision else None
         table.add_row(
             escape(step.name),
             format_rate(step.a_median),

@@ -1,4 +1,4 @@
-"""The report as one document, built once from result.json (pure).
+"""The report as one document, built once from a result (pure).
 
 A document is sections of blocks: tables of cells, labelled items, paragraphs,
 code. Text is kept raw, in spans with a style (strong, code, or a tone such as
@@ -9,8 +9,7 @@ and legends are data here too.
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..model.result import LabResult, Ratio, StepResult
 from . import fields
 from .blocks import (
     VERDICT_STYLE,
@@ -37,45 +36,46 @@ from .fmt import (
     format_ms,
     format_rate,
     format_ratio,
+    format_rounds,
     format_value,
     format_verdict,
     format_verdict_word,
 )
 
 
-def build_document(result: dict[str, Any]) -> Document:
+def build_document(result: LabResult) -> Document:
     return Document(
-        title=f"{result['lab']}: {result['title']}",
-        lede=str(result.get("description") or ""),
+        title=f"{result.lab}: {result.title}",
+        lede=result.description,
         facts=_facts(result),
         banners=_banners(result),
         summary=_summary(result),
         sections=(
             Section("Plots", (Plots(),)),
             Section("Steps", ()),
-            *(_step(i, step) for i, step in enumerate(result["steps"])),
+            *(_step(i, step) for i, step in enumerate(result.steps)),
             *_article(result),
             _environment(result),
-            Section("Reproduce", (Code(str(result.get("command") or ""), "sh"),)),
+            Section("Reproduce", (Code(result.command, "sh"),)),
         ),
-        schema=str(result.get("schema", "")),
+        schema=result.schema,
     )
 
 
-def _facts(result: dict[str, Any]) -> Inline:
+def _facts(result: LabResult) -> Inline:
     spans: list[Span] = []
     for i, fact in enumerate(fields.run_facts(result)):
         spans += [Span(" · ")] if i else []
         spans.append(Span(fact))
-    if result.get("seed"):
-        spans += [Span(" · article "), Span(str(result["seed"]), Style.CODE)]
+    if result.seed:
+        spans += [Span(" · article "), Span(result.seed, Style.CODE)]
     return tuple(spans)
 
 
-def _banners(result: dict[str, Any]) -> tuple[tuple[Style, Inline], ...]:
+def _banners(result: LabResult) -> tuple[tuple[Style, Inline], ...]:
     out: list[tuple[Style, Inline]] = []
-    if not result.get("complete", True):
-        error = result.get("error") or "stopped early"
+    if not result.complete:
+        error = result.error or "stopped early"
         out.append(
             (
                 Style.WARN,
@@ -85,7 +85,7 @@ def _banners(result: dict[str, Any]) -> tuple[tuple[Style, Inline], ...]:
                 ),
             )
         )
-    if not result.get("passed", True):
+    if not result.passed:
         out.append(
             (
                 Style.BAD,
@@ -98,29 +98,29 @@ def _banners(result: dict[str, Any]) -> tuple[tuple[Style, Inline], ...]:
     return tuple(out)
 
 
-def verdict_spans(verdict: str, ratio: dict[str, Any] | None) -> Inline:
+def verdict_spans(verdict: str, ratio: Ratio | None) -> Inline:
     return (Span(format_verdict_word(ratio, verdict), VERDICT_STYLE.get(verdict, Style.PLAIN)),)
 
 
-def _summary(result: dict[str, Any]) -> Section:
+def _summary(result: LabResult) -> Section:
     rows = []
-    for i, step in enumerate(result["steps"]):
+    for i, step in enumerate(result.steps):
         checks, ok = format_checks(step)
         verdict = format_verdict(result, i)
-        tone = VERDICT_STYLE.get(str(step["verdict_vs_previous"]), Style.PLAIN)
+        tone = VERDICT_STYLE.get(str(step.verdict_vs_previous), Style.PLAIN)
         rows.append(
             (
-                Cell((Span(step["name"], Style.STRONG),), swatch=i),
+                Cell((Span(step.name, Style.STRONG),), swatch=i),
                 Cell((Span(format_changes(step), Style.CODE),)),
-                Cell(plain(format_metric(step["metric"]))),
-                Cell(plain(format_ratio(step["ratio_vs_baseline"]))),
+                Cell(plain(format_metric(step.metric))),
+                Cell(plain(format_ratio(step.ratio_vs_baseline))),
                 Cell((Span(verdict, tone),)),
                 Cell(plain(format_article(step))),
                 Cell(
                     (
                         Span(
                             checks,
-                            Style.PLAIN if not step["checks"] else Style.GOOD if ok else Style.BAD,
+                            Style.PLAIN if not step.checks else Style.GOOD if ok else Style.BAD,
                         ),
                     )
                 ),
@@ -130,7 +130,7 @@ def _summary(result: dict[str, Any]) -> Section:
         header=(
             "step",
             "what changed",
-            result["metric"]["unit"],
+            result.metric.unit,
             "× baseline",
             "verdict",
             "article",
@@ -145,8 +145,8 @@ def _summary(result: dict[str, Any]) -> Section:
         ("Client sweeps", fields.sweep_lines(result)),
         ("Skipped steps", fields.skipped_lines(result)),
         ("Rounds", [*fields.round_lines(result), *fields.rerun_lines(result)]),
-        ("Why", [f"{s['name']}: {w}" for s in result["steps"] for w in fields.why_lines(s)]),
-        ("Warnings", [f"{s['name']}: {w}" for s in result["steps"] for w in fields.warnings(s)]),
+        ("Why", [f"{s.name}: {w}" for s in result.steps for w in fields.why_lines(s)]),
+        ("Warnings", [f"{s.name}: {w}" for s in result.steps for w in s.warnings]),
     ]
     blocks += [
         Items(tuple(("", plain(line)) for line in lines), title) for title, lines in notes if lines
@@ -154,7 +154,7 @@ def _summary(result: dict[str, Any]) -> Section:
     return Section("Summary", tuple(blocks))
 
 
-def _phase_tables(result: dict[str, Any]) -> list[Table]:
+def _phase_tables(result: LabResult) -> list[Table]:
     out = []
     names, rows = fields.phase_table(result)
     if rows:
@@ -205,43 +205,43 @@ def _phase_style(cell: tuple[float, str] | None) -> Style:
     return {"faster": Style.GOOD, "slower": Style.BAD}.get(cell[1], Style.PLAIN)
 
 
-def _comparison(ratio: dict[str, Any], verdict: str | None) -> Inline:
+def _comparison(ratio: Ratio | None, verdict: str) -> Inline:
     """'×2.01 [1.98–2.04] faster (6 rounds, paired, run-to-run CV 1.2%, ...)'."""
     spans = [Span(format_ratio(ratio))]
-    if verdict and verdict != "n/a":
+    if verdict != "n/a":
         spans += [Span(" "), *verdict_spans(verdict, ratio)]
-    evidence = fields.comparison_evidence(ratio)
+    evidence = format_rounds(ratio)
     if evidence:
         spans.append(Span(f" ({evidence})", Style.MUTED))
     return tuple(spans)
 
 
-def _step(index: int, step: dict[str, Any]) -> Section:
-    metric = step["metric"]
-    samples = ", ".join(format_rate(v) for v in metric["samples"])
-    low, high = metric["ci95"]
+def _step(index: int, step: StepResult) -> Section:
+    metric = step.metric
+    samples = ", ".join(format_rate(v) for v in metric.samples)
+    low, high = metric.ci95
     changed: list[Span] = [Span(format_changes(step), Style.CODE)]
-    if step.get("clients"):
-        changed.append(Span(f" · {step['clients']} clients"))
+    if step.clients:
+        changed.append(Span(f" · {step.clients} clients"))
     items: list[tuple[str, Inline]] = [
         ("What changed", tuple(changed)),
         (
-            str(metric["unit"]),
+            metric.unit,
             (
-                Span(format_rate(metric["median"]), Style.STRONG),
+                Span(format_rate(metric.median), Style.STRONG),
                 Span(
                     f" median, 95% interval {format_interval(low, high)} "
-                    f"({len(metric['samples'])} runs: {samples})"
+                    f"({len(metric.samples)} runs: {samples})"
                 ),
             ),
         ),
-        ("× baseline", _comparison(step["ratio_vs_baseline"], step.get("verdict_vs_baseline"))),
+        ("× baseline", _comparison(step.ratio_vs_baseline, str(step.verdict_vs_baseline))),
     ]
     if fields.compared_with_other_than_baseline(step):
         items.append(
             (
-                f"× {step.get('compared_with') or 'previous'}",
-                _comparison(step["ratio_vs_previous"], step["verdict_vs_previous"]),
+                f"× {step.compared_with or 'previous'}",
+                _comparison(step.ratio_vs_previous, str(step.verdict_vs_previous)),
             )
         )
     lat = fields.latency(step)
@@ -253,21 +253,18 @@ def _step(index: int, step: dict[str, Any]) -> Section:
     waits = fields.wait_shares(step)
     if waits:
         items.append(("Waits", plain(" · ".join(f"{ev} {share:.0%}" for ev, share in waits))))
-    checks = step.get("checks") or []
-    if checks:
+    if step.checks:
         spans: list[Span] = []
-        for i, c in enumerate(checks):
+        for i, c in enumerate(step.checks):
             spans += [Span(" · ")] if i else []
-            detail = f": {c['detail']}" if c.get("detail") and not c["passed"] else ""
-            mark = "✔" if c["passed"] else "✘"
-            spans.append(
-                Span(f"{mark} {c['name']}{detail}", Style.PLAIN if c["passed"] else Style.BAD)
-            )
+            detail = f": {c.detail}" if c.detail and not c.passed else ""
+            mark = "✔" if c.passed else "✘"
+            spans.append(Span(f"{mark} {c.name}{detail}", Style.PLAIN if c.passed else Style.BAD))
         items.append(("Checks", tuple(spans)))
-    items += [("Warning", (Span(f"⚠ {w}", Style.WARN),)) for w in fields.warnings(step)]
+    items += [("Warning", (Span(f"⚠ {w}", Style.WARN),)) for w in step.warnings]
     blocks: list[Block] = []
-    if step.get("note"):
-        blocks.append(Paragraph(plain(step["note"])))
+    if step.note:
+        blocks.append(Paragraph(plain(step.note)))
     blocks.append(Items(tuple(items)))
     phases = fields.phases(step)
     if phases:
@@ -298,18 +295,18 @@ def _step(index: int, step: dict[str, Any]) -> Section:
         f"{index + 1}. {fields.step_label(step)}",
         tuple(blocks),
         level=3,
-        anchor=f"step-{step['name']}",
+        anchor=f"step-{step.name}",
         swatch=index,
     )
 
 
-def _article(result: dict[str, Any]) -> list[Section]:
+def _article(result: LabResult) -> list[Section]:
     rows = fields.article_rows(result)
     if not rows:
         return []
     blocks: list[Block] = []
-    if result.get("seed"):
-        blocks.append(Paragraph((Span("Article: "), Span(str(result["seed"]), Style.CODE))))
+    if result.seed:
+        blocks.append(Paragraph((Span("Article: "), Span(result.seed, Style.CODE))))
     blocks.append(
         Table(
             header=(
@@ -338,16 +335,16 @@ def _article(result: dict[str, Any]) -> list[Section]:
     return [Section("The article's figures beside ours", tuple(blocks))]
 
 
-def _environment(result: dict[str, Any]) -> Section:
-    target = dict(result.get("target", {}))
+def _environment(result: LabResult) -> Section:
+    target = dict(result.target)
     settings = target.pop("non_default_settings", None) or {}
-    params = result.get("params", {})
+    params = result.params
     items: list[tuple[str, Inline]] = [
         (
             "Server",
             plain(f"{target.get('kind', '?')} PostgreSQL {target.get('server_version', '?')}"),
         ),
-        ("Machine", plain(", ".join(fields.machine_parts(result.get("machine", {}))) or "—")),
+        ("Machine", plain(", ".join(fields.machine_parts(result.machine)) or "—")),
     ]
     if params:
         spans: list[Span] = []

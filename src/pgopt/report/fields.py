@@ -1,9 +1,9 @@
-"""The optional and evolving parts of result.json, read in one place.
+"""The parts of a result every report shows alike: phase tables, the article's
+figures, sweeps, rounds, the line under the title and the summary's legend.
 
-`why`, `waits`, `warnings`, `phases`, `facts` and the article's figures appear
-only for some labs or once the observability work writes them; every report
-reads them through these functions, so all render them alike and skip them
-cleanly when they are absent or empty.
+Optional parts (waits, phases, facts, the article's figures) are None or empty
+in results that lack them, older ones included; these functions skip them
+cleanly, so all reports render them alike.
 """
 
 from __future__ import annotations
@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .fmt import format_bytes, format_rate, format_rounds, format_seconds
+from ..model.result import LabResult, Ratio, StepResult
+from ..model.result import Phase as PhaseResult
+from .fmt import format_bytes, format_rate, format_seconds
 
 
 @dataclass(frozen=True)
@@ -46,38 +48,37 @@ def phase_cell(cell: tuple[float, str] | None) -> str:
     return f"{format_rate(seconds)} {mark}" if mark else format_rate(seconds)
 
 
-def _phase_names(result: dict[str, Any]) -> list[str]:
+def _phase_names(result: LabResult) -> list[str]:
     """The timed phases across steps, in first-seen order."""
     names: list[str] = []
-    for step in result["steps"]:
-        names += [p["name"] for p in step.get("phases") or [] if p["name"] not in names]
+    for step in result.steps:
+        names += [p.name for p in step.phases or () if p.name not in names]
     return names
 
 
-def phase_table(result: dict[str, Any]) -> tuple[list[str], list[PhaseRow]]:
+def phase_table(result: LabResult) -> tuple[list[str], list[PhaseRow]]:
     """The timed phases across steps (names in first-seen order), or ([], []) when
     the lab is not timed by phase."""
     names = _phase_names(result)
     rows = []
-    for step in result["steps"]:
-        by_name = {p["name"]: p for p in step.get("phases") or []}
+    for step in result.steps:
+        by_name = {p.name: p for p in step.phases or ()}
         if not by_name:
             continue
         cells: list[tuple[float, str] | None] = [
-            (float(by_name[n]["seconds"]), str(by_name[n].get("verdict_vs_previous", "n/a")))
+            (by_name[n].seconds, str(by_name[n].verdict_vs_previous or "n/a"))
             if n in by_name
             else None
             for n in names
         ]
-        reported = step.get("reported") or {}
-        theirs = reported.get("phases") or {}
+        theirs = step.reported.phases if step.reported and step.reported.phases else None
         rows.append(
             PhaseRow(
-                step["name"],
+                step.name,
                 cells,
-                float(step["metric"]["median"]),
+                step.metric.median,
                 [theirs.get(n) for n in names] if theirs else None,
-                float(reported["value"]) if theirs else None,
+                step.reported.value if theirs and step.reported else None,
             )
         )
     return (names, rows) if rows else ([], [])
@@ -106,23 +107,23 @@ PHASE_WAITS_LEGEND = (
 )
 
 
-def phase_wait_lines(phase: dict[str, Any]) -> list[str]:
+def phase_wait_lines(phase: PhaseResult) -> list[str]:
     """['CPU 84%', 'LWLock:WALWrite 7%', 'WAL 1.56 GiB'] for one observed phase."""
-    waits = sorted(phase.get("waits", {}).items(), key=lambda kv: -float(kv[1]))
-    lines = [f"{name} {float(share):.0%}" for name, share in waits[:PHASE_TOP_WAITS]]
-    return [*(lines or ["no samples"]), f"WAL {format_bytes(float(phase['wal_bytes']))}"]
+    waits = sorted((phase.waits or {}).items(), key=lambda kv: -kv[1])
+    lines = [f"{name} {share:.0%}" for name, share in waits[:PHASE_TOP_WAITS]]
+    return [*(lines or ["no samples"]), f"WAL {format_bytes(phase.wal_bytes or 0.0)}"]
 
 
-def phase_waits_table(result: dict[str, Any]) -> tuple[list[str], list[PhaseWaitsRow]]:
+def phase_waits_table(result: LabResult) -> tuple[list[str], list[PhaseWaitsRow]]:
     """Where each phase spent its time, per step, or ([], []) when no phase was observed
     (a lab not timed by phase, or a result from before phases were observed)."""
     names = _phase_names(result)
     rows = []
-    for step in result["steps"]:
-        observed = {p["name"]: p for p in step.get("phases") or [] if "wal_bytes" in p}
+    for step in result.steps:
+        observed = {p.name: p for p in step.phases or () if p.wal_bytes is not None}
         if observed:
             cells = [phase_wait_lines(observed[n]) if n in observed else None for n in names]
-            rows.append(PhaseWaitsRow(step["name"], cells))
+            rows.append(PhaseWaitsRow(step.name, cells))
     return (names, rows) if rows else ([], [])
 
 
@@ -141,122 +142,82 @@ class ArticleRow:
     unit: str
     note: str
     article_ratio: float | None
-    our_ratio: dict[str, Any] | None
+    our_ratio: Ratio | None
 
 
-def why_lines(step: dict[str, Any]) -> list[str]:
-    """The bottleneck explanation: a sentence, a list of them, or named parts."""
-    why = step.get("why")
-    if not why:
-        return []
-    if isinstance(why, str):
-        return [why]
-    if isinstance(why, list):
-        return [str(item) for item in why if item]
-    if isinstance(why, dict):
-        return [f"{key}: {value}" for key, value in why.items() if value not in (None, "")]
-    return [str(why)]
+def why_lines(step: StepResult) -> list[str]:
+    """The bottleneck explanation, when the step was observed."""
+    return [step.why] if step.why else []
 
 
-def wait_shares(step: dict[str, Any]) -> list[tuple[str, float]]:
+def wait_shares(step: StepResult) -> list[tuple[str, float]]:
     """Wait events and their share of the sampled time, largest first."""
-    waits = step.get("waits")
-    if not isinstance(waits, dict):
-        return []
-    shares = [
-        (str(event), float(share))
-        for event, share in waits.items()
-        if isinstance(share, int | float) and not isinstance(share, bool)
-    ]
-    return sorted(shares, key=lambda item: -item[1])
+    return sorted((step.waits or {}).items(), key=lambda item: -item[1])
 
 
-def warnings(step: dict[str, Any]) -> list[str]:
-    return [str(w) for w in step.get("warnings") or []]
+def phases(step: StepResult) -> list[Phase]:
+    return [Phase(p.name, p.seconds, p.ci95, p.why or "") for p in step.phases or ()]
 
 
-def phases(step: dict[str, Any]) -> list[Phase]:
-    out = []
-    for phase in step.get("phases") or []:
-        ci = phase.get("ci95")
-        out.append(
-            Phase(
-                name=str(phase["name"]),
-                seconds=float(phase["seconds"]),
-                ci95=(float(ci[0]), float(ci[1])) if ci else None,
-                why=str(phase.get("why") or ""),
-            )
-        )
-    return out
+def facts(step: StepResult) -> list[tuple[str, str]]:
+    units = step.fact_units or {}
+    return [(k, f"{v} {units[k]}" if k in units else str(v)) for k, v in step.facts.items()]
 
 
-def facts(step: dict[str, Any]) -> list[tuple[str, str]]:
-    units = step.get("fact_units") or {}
-    return [
-        (str(k), f"{v} {units[k]}" if k in units else str(v))
-        for k, v in (step.get("facts") or {}).items()
-    ]
-
-
-def latency(step: dict[str, Any]) -> dict[str, float | None] | None:
+def latency(step: StepResult) -> dict[str, float | None] | None:
     """Latency in ms (avg, p50, p95, p99) when at least one figure is known."""
-    lat = step.get("latency_ms")
-    if not lat or all(v is None for v in lat.values()):
+    lat = step.latency_ms
+    if lat is None:
         return None
-    return {key: lat.get(key) for key in ("avg", "p50", "p95", "p99")}
+    figures = {"avg": lat.avg, "p50": lat.p50, "p95": lat.p95, "p99": lat.p99}
+    return None if all(v is None for v in figures.values()) else figures
 
 
-def article_rows(result: dict[str, Any]) -> list[ArticleRow]:
-    rows = []
-    for step in result["steps"]:
-        reported = step.get("reported")
-        if not reported:
-            continue
-        rows.append(
-            ArticleRow(
-                step=step["name"],
-                value=float(reported["value"]),
-                unit=str(reported.get("unit") or ""),
-                note=str(reported.get("note") or ""),
-                article_ratio=reported.get("ratio_vs_baseline"),
-                our_ratio=step.get("ratio_vs_baseline"),
-            )
+def article_rows(result: LabResult) -> list[ArticleRow]:
+    return [
+        ArticleRow(
+            step=step.name,
+            value=step.reported.value,
+            unit=step.reported.unit,
+            note=step.reported.note,
+            article_ratio=step.reported.ratio_vs_baseline,
+            our_ratio=step.ratio_vs_baseline,
         )
-    return rows
+        for step in result.steps
+        if step.reported
+    ]
 
 
-def sweep_lines(result: dict[str, Any]) -> list[str]:
+def sweep_lines(result: LabResult) -> list[str]:
     """Each client sweep in one line: the metric by clients, the best and the knee."""
-    unit = result["metric"]["unit"]
     lines = []
-    for sweep in result.get("sweeps") or []:
-        points = ", ".join(f"{p['clients']}: {format_rate(p['median'])}" for p in sweep["points"])
+    for sweep in result.sweeps:
+        points = ", ".join(f"{p.clients}: {format_rate(p.median)}" for p in sweep.points)
         lines.append(
-            f"{sweep['name']} ({unit} by clients) {points}; best at {sweep['best_clients']} "
-            f"clients, knee at {sweep['knee_clients']}"
+            f"{sweep.name} ({result.metric.unit} by clients) {points}; best at "
+            f"{sweep.best_clients} clients, knee at {sweep.knee_clients}"
         )
     return lines
 
 
-def skipped_lines(result: dict[str, Any]) -> list[str]:
+def skipped_lines(result: LabResult) -> list[str]:
     """Steps the run left out, and why."""
-    return [f"{s['name']}: {s['reason']}" for s in result.get("skipped") or []]
+    return [f"{s.name}: {s.reason}" for s in result.skipped]
 
 
-def headline(result: dict[str, Any]) -> dict[str, Any] | None:
+def headline(result: LabResult) -> StepResult | None:
     """The step that gained most against the baseline (the run's one-line answer)."""
-    steps = [s for s in result.get("steps", [])[1:] if s.get("ratio_vs_baseline")]
+    steps = result.steps[1:]
     if not steps:
         return None
-    sign = 1 if result["metric"]["higher_is_better"] else -1
-    best: dict[str, Any] = max(steps, key=lambda s: sign * s["ratio_vs_baseline"]["median"])
-    return best
+    sign = 1 if result.metric.higher_is_better else -1
+    return max(steps, key=lambda s: sign * s.ratio_vs_baseline.median)
 
 
-def step_label(step: dict[str, Any]) -> str:
+def step_label(step: StepResult) -> str:
     """'async_commit: synchronous_commit = off', or the name alone."""
-    title = step.get("title") or ""
-    return f"{step['name']}: {title}" if title and title != step["name"] else step["name"]
+    title = step.title
+    return f"{step.name}: {title}" if title and title != step.name else step.name
 
 
 def machine_parts(machine: dict[str, Any]) -> list[str]:
@@ -273,22 +234,19 @@ def machine_parts(machine: dict[str, Any]) -> list[str]:
     return parts
 
 
-def run_facts(result: dict[str, Any]) -> list[str]:
-    """When, how long, on what: the line under a report's title (unescaped; the
-    article's seed file last, for the renderer to set as code)."""
-    target = result.get("target", {})
-    machine = result.get("machine", {})
+def run_facts(result: LabResult) -> list[str]:
+    """When, how long, on what: the line under a report's title (unescaped)."""
     out = [
-        f"started {result['started_at']}",
-        f"took {format_seconds(float(result.get('duration_s') or 0))}",
-        f"{target.get('kind', '?')} PostgreSQL {target.get('server_version', '?')}",
+        f"started {result.started_at}",
+        f"took {format_seconds(result.duration_s)}",
+        f"{result.target.get('kind', '?')} PostgreSQL {result.target.get('server_version', '?')}",
     ]
-    if machine.get("cpus"):
-        out.append(f"{machine['cpus']} CPUs")
+    if result.machine.get("cpus"):
+        out.append(f"{result.machine['cpus']} CPUs")
     return out
 
 
-def summary_caption(result: dict[str, Any]) -> str:
+def summary_caption(result: LabResult) -> str:
     """The legend under every summary table: what the figures are, how verdicts were drawn."""
     return (
         "Median of the runs ±run-to-run CV; × baseline: geometric-mean ratio with its 95% "
@@ -296,53 +254,44 @@ def summary_caption(result: dict[str, Any]) -> str:
     )
 
 
-def decision_note(result: dict[str, Any]) -> str:
-    """How this run decided, in a sentence ('' for results written before the rule)."""
-    rule = result.get("verdicts")
-    if not rule:
+def decision_note(result: LabResult) -> str:
+    """How this run decided, in a sentence."""
+    rule = result.verdicts
+    if rule is None:  # a result written before the rule was recorded
         return "Verdicts: a change is called only when its 95% interval excludes 1."
-    if rule.get("sequential"):
-        rounds = "until decided, looking after rounds " + ", ".join(map(str, rule["looks"]))
-        level = f"{rule['alpha']:.1%} at each look"
+    if rule.sequential:
+        rounds = "until decided, looking after rounds " + ", ".join(map(str, rule.looks))
+        level = f"{rule.alpha:.1%} at each look"
     else:
-        rounds = f"{result['params'].get('reps')} rounds"
-        level = f"{rule['alpha']:.0%}"
+        rounds = f"{result.params.get('reps')} rounds"
+        level = f"{rule.alpha:.0%}"
     return (
         f"Rounds ran every step once in a random order ({rounds}). faster/slower: "
-        f"significant at {level} after Benjamini-Hochberg across {rule['comparisons']} "
-        f"comparisons, from {rule['min_rounds']} rounds; no-change: the 90% interval "
-        f"within ±{rule['margin']:.0%}; inconclusive: neither, with the change the run "
+        f"significant at {level} after Benjamini-Hochberg across {rule.comparisons} "
+        f"comparisons, from {rule.min_rounds} rounds; no-change: the 90% interval "
+        f"within ±{rule.margin:.0%}; inconclusive: neither, with the change the run "
         "could have detected."
     )
 
 
-def comparison_evidence(ratio: dict[str, Any] | None) -> str:
-    """'6 rounds, paired, run-to-run CV 2.1%, could detect ≥3.4%' ('' when not recorded)."""
-    return format_rounds(ratio)
-
-
-def rerun_lines(result: dict[str, Any]) -> list[str]:
+def rerun_lines(result: LabResult) -> list[str]:
     """Rounds run again because a run in them looked disturbed."""
-    return [
-        f"segment {r['segment']}, round {r['round']} run again: {r['reason']}"
-        for r in result.get("reruns") or []
-    ]
+    return [f"segment {r.segment}, round {r.round} run again: {r.reason}" for r in result.reruns]
 
 
-def round_lines(result: dict[str, Any]) -> list[str]:
+def round_lines(result: LabResult) -> list[str]:
     """How many rounds each segment ran, and why it stopped there."""
-    plan = result.get("plan") or {}
-    segments = plan.get("segments") or []
+    segments = result.plan.segments if result.plan else ()
     lines = []
     for i, segment in enumerate(segments, 1):
-        ran = f"{segment['rounds']} of {segment['planned_rounds']} ({segment['stopped']})"
-        steps = ", ".join(segment["steps"])
+        ran = f"{segment.rounds} of {segment.planned_rounds} ({segment.stopped})"
+        steps = ", ".join(segment.steps)
         lines.append(f"segment {i} ({steps}): {ran}" if len(segments) > 1 else ran)
     return lines
 
 
-def compared_with_other_than_baseline(step: dict[str, Any]) -> bool:
+def compared_with_other_than_baseline(step: StepResult) -> bool:
     """The step's verdict compares it with a step other than the baseline (the same
     comparison twice is shown once)."""
-    previous = step.get("ratio_vs_previous")
-    return bool(previous) and previous != step.get("ratio_vs_baseline")
+    previous = step.ratio_vs_previous
+    return previous is not None and previous != step.ratio_vs_baseline

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from ..model.result import LabResult, MetricSummary, Ratio, StepResult
 
 
 def format_rate(value: float) -> str:
@@ -21,29 +21,29 @@ def format_rate(value: float) -> str:
     return f"{value:.2f}"
 
 
-def format_metric(metric: dict[str, Any]) -> str:
+def format_metric(metric: MetricSummary) -> str:
     """'4,476 ±3%': the median and the run-to-run coefficient of variation."""
-    med = float(metric["median"])
-    cv = metric.get("cv")
-    if cv is None and len(metric.get("samples") or []) > 1 and med:
-        low, high = (float(x) for x in metric["ci95"])  # results written before cv
+    med = metric.median
+    cv = metric.cv
+    if cv is None and len(metric.samples) > 1 and med:
+        low, high = metric.ci95  # results written before cv
         cv = (high - low) / 2 / med
     return f"{format_rate(med)} ±{cv:.0%}" if cv is not None else format_rate(med)
 
 
-def format_ratio(ratio: dict[str, Any] | None) -> str:
+def format_ratio(ratio: Ratio | None) -> str:
     """'×2.31 [2.20–2.45]'."""
-    if not ratio:
+    if ratio is None:
         return "—"
-    low, high = ratio["ci95"]
-    return f"×{ratio['median']:.2f} [{low:.2f}–{high:.2f}]"
+    low, high = ratio.ci95
+    return f"×{ratio.median:.2f} [{low:.2f}–{high:.2f}]"
 
 
-def format_changes(step: dict[str, Any]) -> str:
+def format_changes(step: StepResult) -> str:
     """A short human description of what a step changed, computed settings resolved."""
     parts: list[str] = []
-    resolved = step.get("settings") or {}
-    for key, value in step["changes"].items():
+    resolved = step.settings or {}
+    for key, value in step.changes.items():
         if key == "settings":
             parts += [f"{k}={resolved.get(k, v)}" for k, v in value.items()]
         elif key == "mode":
@@ -86,69 +86,68 @@ def format_bytes(value: float) -> str:
     return f"{value:.3g} TiB"
 
 
-def format_article(step: dict[str, Any]) -> str:
+def format_article(step: StepResult) -> str:
     """The article's figure for a step, with its ratio to the article's baseline: '312 (×2.10)'."""
-    reported = step.get("reported")
-    if not reported:
+    reported = step.reported
+    if reported is None:
         return "—"
-    text = format_rate(reported["value"])
-    if "ratio_vs_baseline" in reported:
-        text += f" (×{reported['ratio_vs_baseline']:.2f})"
+    text = format_rate(reported.value)
+    if reported.ratio_vs_baseline is not None:
+        text += f" (×{reported.ratio_vs_baseline:.2f})"
     return text
 
 
-def format_checks(step: dict[str, Any]) -> tuple[str, bool]:
+def format_checks(step: StepResult) -> tuple[str, bool]:
     """('2 ok', True), ('FAILED: name', False), or ('—', True) for a step without checks."""
-    failed = [c for c in step["checks"] if not c["passed"]]
+    failed = [c for c in step.checks if not c.passed]
     if failed:
-        return f"FAILED: {failed[0]['name']}", False
-    return (f"{len(step['checks'])} ok" if step["checks"] else "—"), True
+        return f"FAILED: {failed[0].name}", False
+    return (f"{len(step.checks)} ok" if step.checks else "—"), True
 
 
 def format_value(value: object) -> str:
     """A setting or parameter as text: lists comma-separated."""
-    return ", ".join(map(str, value)) if isinstance(value, list) else str(value)
+    return ", ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
 
 
-def verdict_reference(result: dict[str, Any], index: int) -> str | None:
+def verdict_reference(result: LabResult, index: int) -> str | None:
     """The step a verdict compares with, when it is not the row above (a `from` step)."""
-    steps = result["steps"]
-    compared = steps[index].get("compared_with")
-    if compared is None or (index > 0 and steps[index - 1]["name"] == compared):
+    steps = result.steps
+    compared = steps[index].compared_with
+    if compared is None or (index > 0 and steps[index - 1].name == compared):
         return None
-    return str(compared)
+    return compared
 
 
-def format_verdict_word(ratio: dict[str, Any] | None, verdict: str) -> str:
+def format_verdict_word(ratio: Ratio | None, verdict: str) -> str:
     """'faster', 'no-change', 'inconclusive (could detect ≥7%)' or 'inconclusive (needs 3
     rounds)': an inconclusive verdict says what this run could have seen."""
-    if verdict != "inconclusive" or not ratio:
+    if verdict != "inconclusive" or ratio is None:
         return verdict
-    rounds = ratio.get("rounds")
-    if rounds is not None and rounds < 3:
+    if ratio.rounds is not None and ratio.rounds < 3:
         return "inconclusive (needs 3 rounds)"
-    detectable = ratio.get("detectable")
-    if detectable is None:
+    if ratio.detectable is None:
         return verdict
-    return f"inconclusive (could detect ≥{detectable:.0%})"
+    return f"inconclusive (could detect ≥{ratio.detectable:.0%})"
 
 
-def format_verdict(result: dict[str, Any], index: int) -> str:
+def format_verdict(result: LabResult, index: int) -> str:
     """'faster', or 'faster vs function' when it compares with another step than the row above."""
-    step = result["steps"][index]
-    verdict = format_verdict_word(step.get("ratio_vs_previous"), str(step["verdict_vs_previous"]))
+    step = result.steps[index]
+    verdict = format_verdict_word(step.ratio_vs_previous, str(step.verdict_vs_previous))
     reference = verdict_reference(result, index)
     return f"{verdict} vs {reference}" if reference else verdict
 
 
-def format_rounds(ratio: dict[str, Any] | None) -> str:
-    """'6 rounds, paired, CV 2.1%': the evidence behind a comparison, where recorded."""
-    if not ratio or "rounds" not in ratio:
+def format_rounds(ratio: Ratio | None) -> str:
+    """'6 rounds, paired, run-to-run CV 2.1%, could detect ≥3.4%': the evidence behind a
+    comparison, where recorded ('' otherwise)."""
+    if ratio is None or ratio.rounds is None:
         return ""
-    parts = [f"{ratio['rounds']} round{'s' if ratio['rounds'] != 1 else ''}"]
-    parts.append("paired" if ratio.get("paired") else "unpaired")
-    if ratio.get("cv") is not None:
-        parts.append(f"run-to-run CV {ratio['cv']:.1%}")
-    if ratio.get("detectable") is not None:
-        parts.append(f"could detect ≥{ratio['detectable']:.1%}")
+    parts = [f"{ratio.rounds} round{'s' if ratio.rounds != 1 else ''}"]
+    parts.append("paired" if ratio.paired else "unpaired")
+    if ratio.cv is not None:
+        parts.append(f"run-to-run CV {ratio.cv:.1%}")
+    if ratio.detectable is not None:
+        parts.append(f"could detect ≥{ratio.detectable:.1%}")
     return ", ".join(parts)

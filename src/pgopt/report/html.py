@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from html import escape
 from importlib.resources import files
-from typing import Any
 
 from .. import __version__
+from ..model.result import LabResult
 from .blocks import (
     Block,
     Cell,
@@ -157,5 +157,5 @@ def render_document(doc: Document, plots: list[Plot]) -> str:
     )
 
 
-def render_html(result: dict[str, Any]) -> str:
+def render_html(result: LabResult) -> str:
     return render_document(build_document(result), all_plots(result))

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.markup import escape
 from rich.table import Table
 
+from ..model.result import LabResult
 from ..store import StoredRun
 from .fields import headline
 from .fmt import format_ratio
@@ -25,19 +24,19 @@ def runs_table(runs: list[StoredRun]) -> Table:
         r = run.result
         best = headline(r)
         table.add_row(
-            escape(str(r.get("started_at", "?")).replace("T", " ").rstrip("Z")),
-            escape(str(r["lab"])),
-            str(len(r["steps"])),
-            (f"{escape(best['name'])} {format_ratio(best['ratio_vs_baseline'])}" if best else "—"),
+            escape(r.started_at.replace("T", " ").rstrip("Z")),
+            escape(r.lab),
+            str(len(r.steps)),
+            (f"{escape(best.name)} {format_ratio(best.ratio_vs_baseline)}" if best else "—"),
             _status(r),
             escape(str(run.path)),
         )
     return table
 
 
-def _status(result: dict[str, Any]) -> str:
-    if not result.get("complete", True):
+def _status(result: LabResult) -> str:
+    if not result.complete:
         return "[yellow]incomplete[/]"
-    if not result.get("passed", True):
+    if not result.passed:
         return "[red]check failed[/]"
     return "[green]ok[/]"

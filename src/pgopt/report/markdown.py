@@ -7,8 +7,8 @@ cannot break a table or inject HTML.
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from ..model.result import LabResult
 from .blocks import (
     Block,
     Cell,
@@ -138,7 +138,7 @@ def render_document(doc: Document) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render_markdown(result: dict[str, Any]) -> str:
+def render_markdown(result: LabResult) -> str:
     return render_document(build_document(result))
 
 

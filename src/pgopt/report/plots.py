@@ -4,7 +4,7 @@ Figures are built with matplotlib's object API (`Figure`, never pyplot): no GUI
 backend is chosen and no window can open, and no global figure registry is
 touched. Text stays text in the SVG (matplotlib escapes it), so labels are sharp,
 searchable and safe whatever a step is called. Each function takes the
-result.json document and returns a `Plot`, or None when there is nothing to draw.
+result and returns a `Plot`, or None when there is nothing to draw.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
+from ..model.result import LabResult
 from . import fields
 
 if TYPE_CHECKING:
@@ -66,9 +67,9 @@ class Plot:
     svg: str
 
 
-def all_plots(result: dict[str, Any]) -> list[Plot]:
+def all_plots(result: LabResult) -> list[Plot]:
     """Every figure this run has data for, in reading order."""
-    makers: list[Callable[[dict[str, Any]], Plot | None]] = [
+    makers: list[Callable[[LabResult], Plot | None]] = [
         medians,
         throughput,
         latency,
@@ -136,24 +137,24 @@ def _step_axis(ax: Axes, names: list[str]) -> None:
             label.set_horizontalalignment("right")
 
 
-def medians(result: dict[str, Any]) -> Plot:
-    steps = result["steps"]
-    metric = result["metric"]
-    base = float(steps[0]["metric"]["median"])
-    names = [s["name"] for s in steps]
-    values = [float(s["metric"]["median"]) for s in steps]
+def medians(result: LabResult) -> Plot:
+    steps = result.steps
+    metric = result.metric
+    base = steps[0].metric.median
+    names = [s.name for s in steps]
+    values = [s.metric.median for s in steps]
     errors = [
-        [max(0.0, v - float(s["metric"]["ci95"][0])) for v, s in zip(values, steps, strict=True)],
-        [max(0.0, float(s["metric"]["ci95"][1]) - v) for v, s in zip(values, steps, strict=True)],
+        [max(0.0, v - s.metric.ci95[0]) for v, s in zip(values, steps, strict=True)],
+        [max(0.0, s.metric.ci95[1] - v) for v, s in zip(values, steps, strict=True)],
     ]
     with _figure("medians", 3.6) as (ax, out):
         x = list(range(len(steps)))
         ax.bar(x, values, color=[color(i) for i in x], width=0.6)
         ax.errorbar(x, values, yerr=errors, fmt="none", ecolor="#333333", capsize=5, lw=1.2)
         article = {
-            i: base * float(s["reported"]["ratio_vs_baseline"])
+            i: base * s.reported.ratio_vs_baseline
             for i, s in enumerate(steps)
-            if (s.get("reported") or {}).get("ratio_vs_baseline") is not None
+            if s.reported and s.reported.ratio_vs_baseline is not None
         }
         if article:
             ax.hlines(
@@ -169,7 +170,7 @@ def medians(result: dict[str, Any]) -> Plot:
         for i, step in enumerate(steps):
             top = max(values[i] + errors[1][i], article.get(i, 0.0))
             ax.annotate(
-                f"×{step['ratio_vs_baseline']['median']:.2f}",
+                f"×{step.ratio_vs_baseline.median:.2f}",
                 (i, top),
                 textcoords="offset points",
                 xytext=(0, 4),
@@ -177,14 +178,14 @@ def medians(result: dict[str, Any]) -> Plot:
                 fontsize=9,
             )
         _step_axis(ax, names)
-        ax.set_ylabel(metric["unit"])
+        ax.set_ylabel(metric.unit)
         ax.set_ylim(bottom=0)
         ax.margins(y=0.12)
         ax.grid(axis="x", visible=False)
-    direction = "higher" if metric["higher_is_better"] else "lower"
+    direction = "higher" if metric.higher_is_better else "lower"
     return Plot(
         "medians",
-        f"Median {metric['name']} per step",
+        f"Median {metric.name} per step",
         f"Bars: median of the runs ({direction} is better); whiskers: the 95% interval of "
         "their geometric mean; label: ratio to the baseline"
         + ("; dashed line: the article's ratio applied to our baseline." if article else "."),
@@ -192,14 +193,14 @@ def medians(result: dict[str, Any]) -> Plot:
     )
 
 
-def throughput(result: dict[str, Any]) -> Plot | None:
+def throughput(result: LabResult) -> Plot | None:
     series = []
-    for index, step in enumerate(result["steps"]):
-        runs = [r for r in step.get("runs") or [] if r.get("progress")]
+    for index, step in enumerate(result.steps):
+        runs = [r for r in step.runs if r.progress]
         if runs:
-            median = float(step["metric"]["median"])
-            typical = min(runs, key=lambda r: abs(float(r["value"]) - median))
-            series.append((index, step["name"], typical, runs))
+            median = step.metric.median
+            typical = min(runs, key=lambda r: abs(r.value - median))
+            series.append((index, step.name, typical, runs))
     if not series:
         return None
     # the legend sits beside the axes: give it room when a lab has many steps
@@ -207,8 +208,8 @@ def throughput(result: dict[str, Any]) -> Plot | None:
     with _figure("throughput", max(3.6, 0.9 + 0.24 * legend_rows)) as (ax, out):
         for index, name, typical, runs in series:
             for run in runs:
-                t = [float(p[0]) for p in run["progress"]]
-                tps = [float(p[1]) for p in run["progress"]]
+                t = [p[0] for p in run.progress or ()]
+                tps = [p[1] for p in run.progress or ()]
                 bold = run is typical
                 ax.plot(
                     t,
@@ -239,8 +240,8 @@ def throughput(result: dict[str, Any]) -> Plot | None:
     )
 
 
-def latency(result: dict[str, Any]) -> Plot | None:
-    rows = [(s["name"], lat) for s in result["steps"] if (lat := fields.latency(s))]
+def latency(result: LabResult) -> Plot | None:
+    rows = [(s.name, lat) for s in result.steps if (lat := fields.latency(s))]
     if not rows:
         return None
     keys = ("p50", "p95", "p99")
@@ -286,8 +287,8 @@ def _stacked(
     return out[0]
 
 
-def waits(result: dict[str, Any]) -> Plot | None:
-    rows = [(s["name"], dict(w)) for s in result["steps"] if (w := fields.wait_shares(s))]
+def waits(result: LabResult) -> Plot | None:
+    rows = [(s.name, dict(w)) for s in result.steps if (w := fields.wait_shares(s))]
     if not rows:
         return None
     weight: dict[str, float] = {}
@@ -328,11 +329,9 @@ def _wait_colors(events: list[str]) -> dict[str, str]:
     return out
 
 
-def phases(result: dict[str, Any]) -> Plot | None:
+def phases(result: LabResult) -> Plot | None:
     rows = [
-        (s["name"], {p.name: p.seconds for p in ph})
-        for s in result["steps"]
-        if (ph := fields.phases(s))
+        (s.name, {p.name: p.seconds for p in ph}) for s in result.steps if (ph := fields.phases(s))
     ]
     if not rows:
         return None

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from ..model.result import LabResult
 from .blocks import Block, Inline, Items, Paragraph, Style, Table
 from .document import build_document
 
@@ -57,7 +56,7 @@ def _print_block(console: Console, block: Block) -> None:
         console.print(inline(block.spans))
 
 
-def print_summary(console: Console, result: dict[str, Any]) -> None:
+def print_summary(console: Console, result: LabResult) -> None:
     doc = build_document(result)
     console.print(Text(doc.title, style="bold"))
     console.print(inline(doc.facts), style="dim")

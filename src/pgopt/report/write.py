@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from ..model.result import LabResult
 from ..store import write_atomic
 from .markdown import render_markdown
 
@@ -13,7 +13,7 @@ HTML_FILE = "report.html"
 
 
 def write_reports(
-    run_dir: Path, result: dict[str, Any], *, markdown: bool = True, html: bool = True
+    run_dir: Path, result: LabResult, *, markdown: bool = True, html: bool = True
 ) -> list[Path]:
     """Render the chosen reports from `result` into `run_dir`; return the paths written."""
     written = []
