@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from pgopt.model.codec import decode
 from pgopt.report.write import write_reports
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -62,7 +63,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     result = json.loads(RESULT.read_text())
     result["steps"][2]["title"] = HOSTILE_TITLE
     (run_dir / "result.json").write_text(json.dumps(result))
-    write_reports(run_dir, result, markdown=False)
+    write_reports(run_dir, decode(result), markdown=False)
     return run_dir / "report.html"
 
 
