@@ -29,6 +29,10 @@ class ChecksFailed(Failed):
     reported = True
 
 
+class GateFailed(Failed):
+    """A comparison failed its CI gate (`--fail-on-regression`, `--require-decision`)."""
+
+
 class LabsFailed(PgoptError):
     """`lab run all`: a lab stopped with an error (already printed)."""
 

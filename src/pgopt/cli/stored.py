@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import click
 from rich.markup import escape
 
+from ..errors import UsageError
 from ..report.compare import compare_results, comparison_notes, comparison_table
+from ..report.gate import Gate, evaluate, items_of
 from ..report.listing import runs_table
 from ..report.terminal import print_summary
 from ..report.write import write_reports
 from ..store import DEFAULT_RUNS_DIR, list_runs, load_result
 from .app import cli, out, say_written
+from .gate_output import finish_gate
 
 
 @cli.command("runs")
@@ -50,12 +54,66 @@ def report_cmd(run_dir: Path, html: bool, md: bool) -> None:
     say_written(write_reports(folder, result, markdown=md or both, html=html or both))
 
 
+def _percent_as_fraction(
+    _ctx: click.Context, _param: click.Parameter, value: float | None
+) -> float | None:
+    """--fail-on-regression 5 as 0.05; its FloatRange lets nan through, so it stops here."""
+    if value is not None and math.isnan(value):
+        raise click.BadParameter("nan is not a percentage")
+    return None if value is None else value / 100
+
+
 @cli.command("compare")
 @click.argument("run_a", type=click.Path(path_type=Path))
 @click.argument("run_b", type=click.Path(path_type=Path))
-def compare_cmd(run_a: Path, run_b: Path) -> None:
-    """Two runs of one lab side by side: B's medians over A's, with 95% intervals."""
+@click.option(
+    "--fail-on-regression",
+    "regression",
+    type=click.FloatRange(0, 100, min_open=True, max_open=True),
+    callback=_percent_as_fraction,
+    metavar="PCT",
+    help="Exit 1 when a step is slower by at least PCT percent.",
+)
+@click.option(
+    "--require-decision",
+    is_flag=True,
+    help="Exit 1 when a step is inconclusive (or n/a): no verdict either way.",
+)
+@click.option(
+    "--junit",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="Write the gate as JUnit XML, one test case per step.",
+)
+def compare_cmd(
+    run_a: Path, run_b: Path, regression: float | None, require_decision: bool, junit: Path | None
+) -> None:
+    """Two runs of one lab side by side: B's medians over A's, with 95% intervals.
+
+    A CI gate fails a step, and the command exits 1, when
+
+    \b
+    - its verdict is `slower` (B/A's test rejects "no change" at 5% after
+      Benjamini-Hochberg across the steps, so its 95% interval excludes 1)
+      and its slowdown is at least --fail-on-regression PCT percent:
+      1 - B/A for a higher-is-better metric (tx/s), B/A - 1 for a
+      lower-is-better one (seconds);
+    - or its verdict is inconclusive or n/a, with --require-decision.
+
+    \b
+    Steps that are faster or no-change never fail it; with neither option
+    there is no gate. The gate prints one line per step, writes --junit
+    FILE, and appends a Markdown table to the file $GITHUB_STEP_SUMMARY
+    names, when set.
+    """
+    gate = Gate(regression, require_decision)
+    if junit is not None and not gate.on:
+        raise UsageError("--junit goes with --fail-on-regression or --require-decision")
     comparison = compare_results(load_result(run_a), load_result(run_b))
     out.print(comparison_table(comparison, str(run_a), str(run_b)))
     for note in comparison_notes(comparison):
         out.print(f"[yellow]note[/] {escape(note)}")
+    if gate.on:
+        title = f"pgopt compare {comparison.lab}: B = {run_b} vs A = {run_a}"
+        result = evaluate(gate, items_of(comparison))
+        finish_gate(result, junit=junit, suite=f"pgopt.{comparison.lab}", title=title)

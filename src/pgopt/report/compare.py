@@ -48,6 +48,7 @@ class StepComparison:
 class Comparison:
     lab: str
     unit: str
+    higher_is_better: bool
     steps: tuple[StepComparison, ...]
     only_a: tuple[str, ...]
     only_b: tuple[str, ...]
@@ -88,6 +89,7 @@ def compare_results(a: LabResult, b: LabResult, *, margin: float | None = None) 
     return Comparison(
         lab=a.lab,
         unit=a.metric.unit,
+        higher_is_better=higher,
         steps=tuple(compared),
         only_a=tuple(n for n in a_names if n not in b_steps),
         only_b=tuple(n for n in b_steps if n not in a_names),
