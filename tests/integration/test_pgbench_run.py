@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from pgopt.errors import BenchError
-from pgopt.pgbench.command import PgbenchSpec, ScriptRef
+from pgopt.pgbench.command import PgbenchSpec, QueryMode, ScriptRef
 from pgopt.pgbench.parse import ProgressSample
 from pgopt.pgbench.runner import run_pgbench
 from pgopt.target.embedded import EmbeddedTarget
@@ -19,7 +19,7 @@ def test_run_parsed_end_to_end(server: EmbeddedTarget, tmp_path: Path) -> None:
         server.binaries.path("pgbench"),
         PgbenchSpec(
             scripts=(ScriptRef(path=script),),
-            mode="prepared",
+            mode=QueryMode.PREPARED,
             clients=2,
             threads=1,
             duration_s=2,

@@ -17,6 +17,7 @@ from ..engine.session import run_session
 from ..errors import ChecksFailed, LabsFailed, PgoptError, UsageError
 from ..lab import builtin_labs, resolve_lab
 from ..lab.catalog import DEMO_ORDER
+from ..lab.spec import MetricSource
 from ..params import RunParams, resolve_params
 from ..progress import ConsoleDisplay
 from ..redact import redact_dsn, redactor
@@ -179,7 +180,7 @@ def _print_plan(item: Any, params: RunParams, options: dict[str, Any]) -> None:
     for line in plan.describe():
         out.print(escape(line), highlight=False)
     runs = sum(len(s.steps) * len(s.rounds) for s in plan.segments)
-    if item.metric.source != "phases":
+    if item.metric.source is not MetricSource.PHASES:
         seconds = params.duration_s + params.warmup_s + 1
         minutes = runs * seconds / 60
         upto = "at most " if plan.sequential else ""

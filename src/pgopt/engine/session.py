@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..lab.spec import Lab
+from ..lab.spec import Lab, MetricSource
 from ..model.result import LabResult
 from ..params import RunParams
 from ..report.write import write_reports
@@ -39,7 +39,7 @@ def run_session(
     with target:
         experiment = Experiment(lab, params, target, run_dir, display)
         plan = experiment.plan()
-        per_run = "" if lab.metric.source == "phases" else f" of {params.duration_s}s"
+        per_run = "" if lab.metric.source is MetricSource.PHASES else f" of {params.duration_s}s"
         rounds = (
             "rounds until decided (looks at 4, 6, 8, 10)"
             if plan.sequential

@@ -13,7 +13,7 @@ from typing import Protocol
 from .. import probes
 from ..analysis.noise import contamination, trimmed_rate
 from ..errors import LabError
-from ..lab.spec import Phase, Step
+from ..lab.spec import MetricSource, Phase, PhaseAction, Step
 from ..model.outcomes import RunRecord
 from ..model.pgbench_run import PgbenchResult
 from ..observe import Observer
@@ -135,7 +135,7 @@ def metric_value(ctx: RunContext, step: Step, tps: float) -> float:
     """The lab's metric for one pgbench run: its measured rate times the step's units
     per transaction, or the lab's metric SQL."""
     metric = ctx.lab.metric
-    if metric.source == "sql":
+    if metric.source is MetricSource.SQL:
         assert metric.sql is not None
         text = ctx.psql().value(metric.sql, ctx.step_variables(step), what="metric SQL")
         try:
@@ -164,7 +164,7 @@ def run_phases(
     for phase in phases:
         ctx.display.phase_started(phase.name)
         with observer.phase(phase.name) if observer else nullcontext():
-            if phase.action == "restore":
+            if phase.action is PhaseAction.RESTORE:
                 seconds = restore(ctx, step)
             else:
                 assert phase.sql is not None

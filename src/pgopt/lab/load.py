@@ -12,12 +12,11 @@ from typing import Any
 
 from ..errors import LabError
 from . import expressions
-from .spec import Check, Dataset, Lab, Metric, RunDefaults
+from .spec import Check, Dataset, Lab, Metric, MetricSource, RunDefaults
 from .steps import read_steps
 from .table import Table, file_field, sql_text
 
 LAB_FILE = "lab.toml"
-METRIC_SOURCES = ("tps", "sql", "phases")
 QUICK_REPS = 3  # the fewest rounds that can carry a verdict
 
 
@@ -100,18 +99,14 @@ def _dataset(t: Table, folder: Path) -> Dataset:
 
 
 def _metric(t: Table, folder: Path) -> Metric:
-    source = t.text("source", "tps")
-    if source not in METRIC_SOURCES:
-        raise t.fail("source", f"must be one of {', '.join(METRIC_SOURCES)}, got {source!r}")
-    sql = None
-    if source == "sql":
-        sql = sql_text(t, folder)
-    default_unit = {"tps": "tx/s", "sql": "rows/s", "phases": "s"}[source]
+    source = t.choice("source", MetricSource, MetricSource.TPS)
+    sql = sql_text(t, folder) if source is MetricSource.SQL else None
+    default_unit = {MetricSource.TPS: "tx/s", MetricSource.SQL: "rows/s", MetricSource.PHASES: "s"}
     metric = Metric(
-        name=t.text("name", "tps" if source == "tps" else source),
-        unit=t.text("unit", default_unit),
+        name=t.text("name", str(source)),
+        unit=t.text("unit", default_unit[source]),
         source=source,
-        higher_is_better=t.flag("higher_is_better", source != "phases"),
+        higher_is_better=t.flag("higher_is_better", source is not MetricSource.PHASES),
         sql=sql,
         margin=t.number("margin", 3.0) / 100,
     )

@@ -3,10 +3,25 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from ..pgbench.command import ScriptRef
+from ..pgbench.command import QueryMode, ScriptRef
+
+
+class MetricSource(StrEnum):
+    """Where a lab's figure comes from."""
+
+    TPS = "tps"  # pgbench's transactions per second (times per_transaction)
+    SQL = "sql"  # a SQL count over the run's seconds
+    PHASES = "phases"  # seconds of timed phases (lower is better)
+
+
+class PhaseAction(StrEnum):
+    """A timed phase that runs a program instead of a SQL file."""
+
+    RESTORE = "restore"  # pg_restore of the dataset dump
 
 
 @dataclass(frozen=True)
@@ -25,7 +40,7 @@ class Phase:
 
     name: str
     sql: Path | None = None
-    action: str | None = None
+    action: PhaseAction | None = None
     timed: bool = True
 
 
@@ -55,7 +70,7 @@ class Background:
     scripts: tuple[ScriptRef, ...]
     clients: int
     rate: float | None = None
-    mode: str = "prepared"
+    mode: QueryMode = QueryMode.PREPARED
 
 
 @dataclass(frozen=True)
@@ -66,7 +81,7 @@ class Step:
     title: str
     parent: str | None
     settings: dict[str, str]
-    mode: str
+    mode: QueryMode
     scripts: tuple[ScriptRef, ...]
     clients: int
     threads: int | None
@@ -94,7 +109,7 @@ class Step:
 class Metric:
     name: str
     unit: str
-    source: str  # "tps" | "sql" | "phases"
+    source: MetricSource
     higher_is_better: bool
     sql: str | None = None
     margin: float = 0.03  # the smallest relative change that matters to this lab

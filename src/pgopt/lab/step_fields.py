@@ -15,13 +15,12 @@ from typing import Any
 
 from .. import probes
 from ..errors import LabError
-from ..pgbench.command import MODES, ScriptRef, check_extra_args
+from ..pgbench.command import QueryMode, ScriptRef, check_extra_args
 from ..target.settings import normalize
 from . import expressions
-from .spec import Background, Fact, Metric, Phase, RunDefaults, Step
+from .spec import Background, Fact, Metric, Phase, PhaseAction, RunDefaults, Step
 from .table import Table, file_field
 
-PHASE_ACTIONS = ("restore",)
 BUILTIN_SCRIPTS = ("tpcb-like", "simple-update", "select-only")
 
 
@@ -61,11 +60,8 @@ def _settings(t: Table, _r: Reading) -> dict[str, str]:
     return own
 
 
-def _mode(t: Table, _r: Reading) -> str:
-    mode = str(t.text("mode"))
-    if mode not in MODES:
-        raise t.fail("mode", f"must be one of {', '.join(MODES)}, got {mode!r}")
-    return mode
+def _mode(t: Table, _r: Reading) -> QueryMode:
+    return t.choice("mode", QueryMode)
 
 
 def read_scripts(t: Table, folder: Path) -> tuple[ScriptRef, ...]:
@@ -100,9 +96,7 @@ def _phases(t: Table, r: Reading) -> tuple[Phase, ...]:
     for i, item in enumerate(t.array("phases")):
         p = Table(item, f"{t.where}: phase {i + 1}")
         name = p.text("name")
-        action = p.text("action", None)
-        if action is not None and action not in PHASE_ACTIONS:
-            raise p.fail("action", f"must be one of {', '.join(PHASE_ACTIONS)}")
+        action = p.choice("action", PhaseAction, None) if p.has("action") else None
         sql = None if action else file_field(p, "sql", p.text("sql"), r.folder)
         timed = p.flag("timed", True)
         if not timed and any(o.timed for o in out):
@@ -134,9 +128,7 @@ def _sql(t: Table, value: Any) -> str:
 
 def _background(t: Table, r: Reading) -> Background:
     b = Table(t.table("background"), f"{t.where}: field 'background'")
-    mode = b.text("mode", "prepared")
-    if mode not in MODES:
-        raise b.fail("mode", f"must be one of {', '.join(MODES)}, got {mode!r}")
+    mode = b.choice("mode", QueryMode, QueryMode.PREPARED)
     background = Background(
         scripts=read_scripts(b, r.folder),
         clients=b.integer("clients", 1),
@@ -179,7 +171,7 @@ def label(value: Any) -> Any:
 
 STEP_FIELDS: tuple[StepField, ...] = (
     StepField("settings", _settings, lambda r: {}, merge=True, shown="entries"),
-    StepField("mode", _mode, lambda r: "simple"),
+    StepField("mode", _mode, lambda r: QueryMode.SIMPLE),
     StepField("scripts", lambda t, r: read_scripts(t, r.folder), lambda r: (), label=label),
     StepField("clients", _integer("clients"), lambda r: r.defaults.clients),
     StepField("threads", _integer("threads"), lambda r: r.defaults.threads),

@@ -8,7 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from .spec import Metric, Phase, Reported, RunDefaults, Step
+from .spec import Metric, MetricSource, Phase, Reported, RunDefaults, Step
 from .step_fields import Reading, changes_of, field_values
 from .table import Table
 
@@ -50,11 +50,13 @@ def read_steps(
 def _step(t: Table, r: Reading, name: str, sweep_clients: Any) -> Step:
     """The step read from `t`; with `sweep_clients`, the point NAME-cN of a client sweep."""
     values = field_values(t, r)
-    if not t.has("scripts") and (values["probe"] is not None or r.metric.source == "phases"):
+    if not t.has("scripts") and (
+        values["probe"] is not None or r.metric.source is MetricSource.PHASES
+    ):
         values["scripts"] = ()
     elif not values["scripts"]:
         raise t.fail("scripts", "needs pgbench scripts (or a probe), none to inherit")
-    if r.metric.source == "phases" and not values["phases"]:
+    if r.metric.source is MetricSource.PHASES and not values["phases"]:
         raise t.fail("phases", "a lab timed by phase needs phases in its first step")
     if values["background"] is not None and values["transactions"] is not None:
         raise t.fail("background", "runs for the step's duration: not with 'transactions'")

@@ -3,12 +3,14 @@ the step and the field, and a refusal of fields nobody read (typos)."""
 
 from __future__ import annotations
 
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ..errors import LabError
 
 MISSING: Any = object()
+E = TypeVar("E", bound=StrEnum)
 
 
 class Table:
@@ -41,6 +43,15 @@ class Table:
         if value is not default and not isinstance(value, str):
             raise self.fail(key, f"expected a string, got {value!r}")
         return value
+
+    def choice(self, key: str, vocabulary: type[E], default: Any = MISSING) -> E:
+        """One word of a closed vocabulary (an enum), or the error that lists them."""
+        value = self._get(key, default)
+        try:
+            return vocabulary(value)
+        except ValueError:
+            words = ", ".join(vocabulary)
+            raise self.fail(key, f"must be one of {words}, got {value!r}") from None
 
     def integer(self, key: str, default: Any = MISSING, minimum: int = 1) -> Any:
         value = self._get(key, default)

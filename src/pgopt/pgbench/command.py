@@ -4,11 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 
 from ..errors import LabError
 
-MODES = ("simple", "extended", "prepared")
+
+class QueryMode(StrEnum):
+    """pgbench's --protocol: how each statement is sent."""
+
+    SIMPLE = "simple"
+    EXTENDED = "extended"
+    PREPARED = "prepared"
+
 
 # Extra pgbench flags a lab may pass; everything else pgopt decides itself.
 SAFE_FLAGS = {
@@ -44,7 +52,7 @@ class PgbenchSpec:
     """Everything that defines one pgbench run."""
 
     scripts: tuple[ScriptRef, ...]
-    mode: str = "simple"
+    mode: QueryMode = QueryMode.SIMPLE
     clients: int = 1
     threads: int = 1
     duration_s: int | None = 10
@@ -81,8 +89,6 @@ def check_extra_args(args: tuple[str, ...] | list[str]) -> tuple[str, ...]:
 
 def build_args(pgbench: Path, spec: PgbenchSpec) -> list[str]:
     """The argument list for `spec`; the connection comes from the environment."""
-    if spec.mode not in MODES:
-        raise LabError(f"unknown protocol mode {spec.mode!r} (one of {', '.join(MODES)})")
     if not spec.scripts:
         raise LabError("a pgbench run needs at least one script")
     if (spec.duration_s is None) == (spec.transactions is None):
