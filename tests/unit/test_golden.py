@@ -34,6 +34,7 @@ COMMANDS: tuple[list[str], ...] = (
     ["runs"],
     ["report"],
     ["compare"],
+    ["ab"],
 )
 
 

@@ -85,7 +85,8 @@ def enriched(smoke: dict[str, Any]) -> dict[str, Any]:
 def test_markdown_has_summary_steps_environment_and_command(smoke: dict[str, Any]) -> None:
     md = render_markdown(decode(smoke))
     assert md.startswith("# smoke: Smoke: pgbench's own scripts at a tiny scale\n")
-    assert "| step | what changed | tx/s | × baseline | verdict | article | checks |" in md
+    # no step has the article's figure: no article column
+    assert "| step | what changed | tx/s | × baseline | verdict | checks |" in md
     assert "| **async_commit** | `synchronous_commit=off` | 1,458 ±6% | ×1.91 [1.60–2.32]" in md
     for i, step in enumerate(smoke["steps"], 1):
         assert f"### {i}. {step['name']}: " in md
@@ -110,6 +111,7 @@ def test_markdown_renders_optional_parts_when_present(enriched: dict[str, Any]) 
     assert "| restore | 12.300 | 11.900–12.800 |" in md
     assert "| table size | `13 MB` |" in md
     assert "## The article's figures beside ours" in md
+    assert "| step | what changed | tx/s | × baseline | verdict | article | checks |" in md
     assert "| async_commit | 830 tx/s | ×2.66 | ×1.91 [1.60–2.32] | 64 cores, PostgreSQL 10 |" in md
     assert "> ❌ **A check failed**" in md
 

@@ -2,32 +2,16 @@
 
 from __future__ import annotations
 
-import shlex
-import sys
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import click
 from rich.markup import escape
 
-from ..binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, find_binaries
-from ..engine.plan import plan_steps
-from ..engine.session import run_session
 from ..errors import ChecksFailed, LabsFailed, PgoptError, UsageError
 from ..lab import builtin_labs, resolve_lab
 from ..lab.catalog import DEMO_ORDER
-from ..lab.spec import MetricSource
-from ..params import RunParams, resolve_params
-from ..progress import ConsoleDisplay
-from ..redact import redact_dsn, redactor
-from ..report.terminal import print_summary
-from ..store import new_run_dir
-from ..target.attached import AttachedTarget
-from ..target.base import Target
-from ..target.embedded import EmbeddedTarget
-from ..target.facts import embedded_facts
-from .app import cli, err, out, print_error, say_written
+from .app import cli, out, print_error
+from .running import check_run_options, run_lab, run_options
 
 
 @cli.group()
@@ -46,43 +30,17 @@ def lab_list() -> None:
 
 @lab.command("run")
 @click.argument("name")
-@click.option("--quick", is_flag=True, help="Few short reps at a small scale (demos, CI).")
+@run_options
 @click.option("--scale", type=float, help="Dataset size factor (the lab says what 1 means).")
-@click.option("--duration", type=int, help="Seconds per timed run.")
-@click.option(
-    "--reps",
-    help="Rounds: 'auto' (look after 4, 6, 8, 10 and stop when decided) or a fixed count.",
-)
-@click.option(
-    "--margin",
-    type=float,
-    help="Smallest change that matters, in percent (default 3): within it, 'no-change'.",
-)
-@click.option(
-    "--clients", type=int, help="pgbench clients for every step (client sweeps keep theirs)."
-)
-@click.option("--dsn", help="Run on your server (pgopt works in its own database pgopt_lab).")
-@click.option("--allow-settings", is_flag=True, help="With --dsn: let pgopt change settings.")
-@click.option("--pg-bin", type=str, help="Folder of PostgreSQL programs to use.")
-@click.option("--out", "out_dir", type=click.Path(path_type=Path), help="Folder for this run.")
 @click.option("--steps", help="Comma-separated steps to run (the baseline always runs).")
-@click.option("--seed", type=int, default=1, show_default=True, help="Random seed.")
-@click.option("--workdir", type=click.Path(path_type=Path), help="Where the embedded server lives.")
-@click.option("--keep", is_flag=True, help="Leave the server (or pgopt_lab) in place afterwards.")
 @click.option("--ram", help="Memory the lab's settings formulas assume (e.g. 8GB).")
 @click.option("--redis", "redis_url", help="Redis for labs that compare with it (redis://...).")
-@click.option("--no-sampler", is_flag=True, help="Do not sample wait events (to measure its cost).")
-@click.option(
-    "--dry-run", is_flag=True, help="Print the plan (steps, rounds, orders) and start nothing."
-)
 def lab_run(name: str, **options: Any) -> None:
     """Run lab NAME (a built-in lab, a lab folder, or `all`)."""
-    if options["allow_settings"] and not options["dsn"]:
-        raise UsageError("--allow-settings goes with --dsn")
-    if options["dsn"]:
-        redactor.add(_password_of(options["dsn"]))
+    check_run_options(options)
     if name != "all":
-        if not _run_one(resolve_lab(name), options):
+        result = run_lab(resolve_lab(name), options)
+        if result is not None and not result.passed:
             raise ChecksFailed("a check failed")
         return
     # Every lab, one after the other; one lab's failure does not stop the others.
@@ -93,7 +51,8 @@ def lab_run(name: str, **options: Any) -> None:
     for item in labs:
         out_dir = options["out_dir"] / item.name if options["out_dir"] is not None else None
         try:
-            passed = _run_one(item, {**options, "out_dir": out_dir})
+            result = run_lab(item, {**options, "out_dir": out_dir})
+            passed = result is None or result.passed
             outcomes.append((item.name, "ok" if passed else "a check failed"))
         except PgoptError as e:
             print_error(f"[{item.name}] {e}")
@@ -104,95 +63,3 @@ def lab_run(name: str, **options: Any) -> None:
         raise LabsFailed("a lab stopped with an error")
     if any(status != "ok" for _, status in outcomes):
         raise ChecksFailed("a check failed")
-
-
-def _password_of(dsn: str) -> str | None:
-    from psycopg.conninfo import conninfo_to_dict
-
-    try:
-        value = conninfo_to_dict(dsn).get("password")
-    except Exception:
-        return None
-    return str(value) if value else None
-
-
-def _make_target(options: dict[str, Any], say: Callable[[str], None]) -> Target:
-    if options["dsn"]:
-        binaries = find_binaries(options["pg_bin"], need=CLIENT_PROGRAMS)
-        return AttachedTarget(
-            binaries,
-            options["dsn"],
-            allow_settings=options["allow_settings"],
-            keep=options["keep"],
-            say=say,
-        )
-    binaries = find_binaries(options["pg_bin"], need=CLIENT_PROGRAMS + SERVER_PROGRAMS)
-    workdir = options["workdir"]
-    if workdir is not None and not workdir.is_dir():
-        raise UsageError(f"--workdir {workdir} is not a folder")
-    return EmbeddedTarget(binaries, workdir=workdir, keep=options["keep"], say=say)
-
-
-def _run_one(item: Any, options: dict[str, Any]) -> bool:
-    steps = [s.strip() for s in options["steps"].split(",")] if options["steps"] else None
-    params = resolve_params(
-        item,
-        quick=options["quick"],
-        scale=options["scale"],
-        duration=options["duration"],
-        reps=options["reps"],
-        clients=options["clients"],
-        seed=options["seed"],
-        steps=steps,
-        sample_waits=not options["no_sampler"],
-        ram=options["ram"],
-        redis_url=options["redis_url"],
-        margin=options["margin"],
-    )
-    display = ConsoleDisplay(err, item.name)
-    if options["dry_run"]:
-        _print_plan(item, params, options)
-        return True
-    target = _make_target(options, display.message)
-    run_dir = new_run_dir(item.name, options["out_dir"])
-    session = run_session(item, params, target, run_dir, display, command=_command_line())
-    print_summary(out, session.result)
-    out.print(f"result: {session.result_path}")
-    say_written(session.reports)
-    return session.result.passed
-
-
-def _print_plan(item: Any, params: RunParams, options: dict[str, Any]) -> None:
-    """`--dry-run`: the plan, from the server's facts read without starting a server
-    (the embedded one's from its binaries; a --dsn server's in a read-only session)."""
-    if options["dsn"]:
-        binaries = find_binaries(options["pg_bin"], need=CLIENT_PROGRAMS)
-        facts = AttachedTarget(
-            binaries, options["dsn"], allow_settings=options["allow_settings"]
-        ).peek()
-        where = f"the server of --dsn (PostgreSQL {facts.version_num // 10000})"
-    else:
-        binaries = find_binaries(options["pg_bin"], need=CLIENT_PROGRAMS + SERVER_PROGRAMS)
-        facts = embedded_facts(binaries)
-        where = f"an embedded PostgreSQL {binaries.version} (not started)"
-    plan = plan_steps(item, params, facts)
-    out.print(f"[bold]{escape(item.name)}[/]: plan for {escape(where)}", highlight=False)
-    for line in plan.describe():
-        out.print(escape(line), highlight=False)
-    runs = sum(len(s.steps) * len(s.rounds) for s in plan.segments)
-    if item.metric.source is not MetricSource.PHASES:
-        seconds = params.duration_s + params.warmup_s + 1
-        minutes = runs * seconds / 60
-        upto = "at most " if plan.sequential else ""
-        out.print(
-            f"{upto}{runs} runs of about {seconds} s: {upto}{minutes:.0f} minutes"
-            + (" (sequential looks often stop earlier)" if plan.sequential else ""),
-            highlight=False,
-        )
-    probes = [s.name for s in item.steps if s.probe and s.name in params.steps]
-    if probes:
-        out.print(f"probes checked when the run starts: {', '.join(probes)}", highlight=False)
-
-
-def _command_line() -> str:
-    return "pgopt " + " ".join(shlex.quote(redact_dsn(a)) for a in sys.argv[1:])

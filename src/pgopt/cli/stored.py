@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import click
 from rich.markup import escape
 
-from ..errors import UsageError
 from ..report.compare import compare_results, comparison_notes, comparison_table
-from ..report.gate import Gate, evaluate, items_of
+from ..report.gate import evaluate, items_of
 from ..report.listing import runs_table
 from ..report.terminal import print_summary
 from ..report.write import write_reports
 from ..store import DEFAULT_RUNS_DIR, list_runs, load_result
 from .app import cli, out, say_written
-from .gate_output import finish_gate
+from .gate_output import finish_gate, gate_of, gate_options
 
 
 @cli.command("runs")
@@ -54,37 +52,10 @@ def report_cmd(run_dir: Path, html: bool, md: bool) -> None:
     say_written(write_reports(folder, result, markdown=md or both, html=html or both))
 
 
-def _percent_as_fraction(
-    _ctx: click.Context, _param: click.Parameter, value: float | None
-) -> float | None:
-    """--fail-on-regression 5 as 0.05; its FloatRange lets nan through, so it stops here."""
-    if value is not None and math.isnan(value):
-        raise click.BadParameter("nan is not a percentage")
-    return None if value is None else value / 100
-
-
 @cli.command("compare")
 @click.argument("run_a", type=click.Path(path_type=Path))
 @click.argument("run_b", type=click.Path(path_type=Path))
-@click.option(
-    "--fail-on-regression",
-    "regression",
-    type=click.FloatRange(0, 100, min_open=True, max_open=True),
-    callback=_percent_as_fraction,
-    metavar="PCT",
-    help="Exit 1 when a step is slower by at least PCT percent.",
-)
-@click.option(
-    "--require-decision",
-    is_flag=True,
-    help="Exit 1 when a step is inconclusive (or n/a): no verdict either way.",
-)
-@click.option(
-    "--junit",
-    type=click.Path(path_type=Path, dir_okay=False),
-    metavar="FILE",
-    help="Write the gate as JUnit XML, one test case per step.",
-)
+@gate_options
 def compare_cmd(
     run_a: Path, run_b: Path, regression: float | None, require_decision: bool, junit: Path | None
 ) -> None:
@@ -106,9 +77,7 @@ def compare_cmd(
     FILE, and appends a Markdown table to the file $GITHUB_STEP_SUMMARY
     names, when set.
     """
-    gate = Gate(regression, require_decision)
-    if junit is not None and not gate.on:
-        raise UsageError("--junit goes with --fail-on-regression or --require-decision")
+    gate = gate_of(regression, require_decision, junit)
     comparison = compare_results(load_result(run_a), load_result(run_b))
     out.print(comparison_table(comparison, str(run_a), str(run_b)))
     for note in comparison_notes(comparison):

@@ -104,6 +104,7 @@ def verdict_spans(verdict: str, ratio: Ratio | None) -> Inline:
 
 def _summary(result: LabResult) -> Section:
     rows = []
+    article = any(step.reported for step in result.steps)  # a column only where it says something
     for i, step in enumerate(result.steps):
         checks, ok = format_checks(step)
         verdict = format_verdict(result, i)
@@ -115,7 +116,7 @@ def _summary(result: LabResult) -> Section:
                 Cell(plain(format_metric(step.metric))),
                 Cell(plain(format_ratio(step.ratio_vs_baseline))),
                 Cell((Span(verdict, tone),)),
-                Cell(plain(format_article(step))),
+                *([Cell(plain(format_article(step)))] if article else []),
                 Cell(
                     (
                         Span(
@@ -133,11 +134,11 @@ def _summary(result: LabResult) -> Section:
             result.metric.unit,
             "× baseline",
             "verdict",
-            "article",
+            *(["article"] if article else []),
             "checks",
         ),
         rows=tuple(rows),
-        numeric=frozenset({2, 3, 5}),
+        numeric=frozenset({2, 3, 5} if article else {2, 3}),
         caption=fields.summary_caption(result),
     )
     blocks: list[Block] = [table, *_phase_tables(result)]

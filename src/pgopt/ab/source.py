@@ -1,0 +1,83 @@
+"""Copy the user's database for an A/B: pg_dump of the source as a plain SQL script.
+
+The script (no owners, no privileges: the copy belongs to pgopt's user) joins the
+data's setup files, so every timed run rebuilds the same data from it. pg_dump
+reads the source in one repeatable-read snapshot and writes nothing to it.
+`--table` patterns narrow the copy to the tables a workload needs (pg_dump's
+own pattern syntax; a table's indexes and constraints come with it).
+
+Column options that PostgreSQL does not define (a patched or extended source
+server may carry its own, such as `pg_attver`) are left out of the copy, and
+said: the server pgopt copies into would refuse them, and they hold no data.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..binaries import PgBinaries
+from ..errors import BinariesError, UsageError
+from ..redact import redact_dsn, redactor
+
+COLUMN_OPTIONS = frozenset({"n_distinct", "n_distinct_inherited"})  # ALTER COLUMN ... SET (...)
+_SET_COLUMN_OPTIONS = re.compile(r"^(ALTER TABLE ONLY \S+ ALTER COLUMN \S+ SET )\((.*)\);$")
+
+
+@dataclass(frozen=True)
+class SourceCopy:
+    script: Path
+    left_out: dict[str, int]  # column options not copied, and how many columns had each
+
+
+def dump_source(binaries: PgBinaries, dsn: str, tables: tuple[str, ...], into: Path) -> SourceCopy:
+    """Write the source database as `into`/source.sql; UsageError (exit 2) when it
+    cannot be read, with pg_dump's own reason."""
+    binaries.require("pg_dump")
+    script = into / "source.sql"
+    args = [
+        str(binaries.path("pg_dump")),
+        "--format=plain",
+        "--no-owner",
+        "--no-privileges",
+        "--no-publications",
+        "--no-subscriptions",
+        f"--file={script}",
+        *(f"--table={t}" for t in tables),
+        f"--dbname={dsn}",
+    ]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+    try:
+        result = subprocess.run(args, capture_output=True, text=True, env=env, check=False)
+    except OSError as e:
+        raise BinariesError(f"cannot run pg_dump: {e}") from e
+    if result.returncode != 0:
+        lines = [ln.strip() for ln in result.stderr.splitlines() if ln.strip()]
+        reason = next((ln for ln in lines if "error" in ln.lower()), lines[0] if lines else "")
+        raise UsageError(redactor(f"cannot copy {redact_dsn(dsn)}: {reason}"))
+    text, left_out = without_foreign_column_options(script.read_text())
+    if tables and "CREATE TABLE" not in text:
+        raise UsageError(f"--table {', '.join(tables)}: no table of the source matches")
+    script.write_text(text)
+    return SourceCopy(script, left_out)
+
+
+def without_foreign_column_options(dump: str) -> tuple[str, dict[str, int]]:
+    """The dump without column options PostgreSQL does not define, and what was left out."""
+    left_out: Counter[str] = Counter()
+    lines = []
+    for line in dump.splitlines(keepends=True):
+        match = _SET_COLUMN_OPTIONS.match(line.rstrip("\n"))
+        if match is None:
+            lines.append(line)
+            continue
+        options = [o.strip() for o in match.group(2).split(",")]
+        kept = [o for o in options if o.split("=")[0].strip() in COLUMN_OPTIONS]
+        left_out.update(o.split("=")[0].strip() for o in options if o not in kept)
+        if kept:
+            lines.append(f"{match.group(1)}({', '.join(kept)});\n")
+    return "".join(lines), dict(left_out)

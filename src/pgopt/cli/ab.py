@@ -1,0 +1,111 @@
+"""`pgopt ab`: A/B of the user's own workload on their data, through the lab engine."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..ab.lab import ab_lab
+from ..ab.source import dump_source
+from ..ab.spec import AbFlags, read_spec
+from ..binaries import CLIENT_PROGRAMS, find_binaries
+from ..model.result import LabResult
+from ..redact import redactor
+from ..report.gate import Gate, GateItem, evaluate
+from .app import cli, err
+from .gate_output import finish_gate, gate_of, gate_options
+from .running import check_run_options, password_of, run_lab, run_options
+
+
+@cli.command("ab")
+@click.argument("spec", required=False, type=click.Path(path_type=Path))
+@click.option("--title", help="What this A/B asks, for the report.")
+@click.option("--source-dsn", help="Your database, copied with pg_dump (read only) as the data.")
+@click.option("--table", "tables", multiple=True, help="Copy only tables matching (repeatable).")
+@click.option(
+    "--setup", multiple=True, help="SQL file that builds the data (repeatable, in order)."
+)
+@click.option(
+    "--script",
+    "scripts",
+    multiple=True,
+    help="pgbench script of the workload: FILE or FILE@WEIGHT (repeatable).",
+)
+@click.option("--a-sql", multiple=True, help="SQL applied to A's copy of the data (repeatable).")
+@click.option("--b-sql", multiple=True, help="SQL applied to B's copy: an index, a migration.")
+@click.option("--a-setting", "a_settings", multiple=True, help="NAME=VALUE for A (repeatable).")
+@click.option("--b-setting", "b_settings", multiple=True, help="NAME=VALUE for B (repeatable).")
+@click.option("--a-script", "a_scripts", multiple=True, help="A's own script: FILE[@WEIGHT].")
+@click.option("--b-script", "b_scripts", multiple=True, help="B's own script (a rewritten query).")
+@gate_options
+@run_options
+def ab_cmd(spec: Path | None, **options: Any) -> None:
+    """A/B of your workload: B against A on the same data, in random order per round.
+
+    SPEC is an ab.toml (or a folder holding one); flags add to it. Each timed run
+    starts from the data the setup files build, then the variant's SQL: B's index
+    or migration never leaks into A's runs.
+    """
+    check_run_options(options)
+    regression, require_decision, junit = (options.pop(k) for k in GATE_KEYS)
+    flags = AbFlags(
+        title=options.pop("title"),
+        source_dsn=options.pop("source_dsn"),
+        tables=options.pop("tables"),
+        setup=options.pop("setup"),
+        scripts=options.pop("scripts"),
+        a_sql=options.pop("a_sql"),
+        b_sql=options.pop("b_sql"),
+        a_settings=options.pop("a_settings"),
+        b_settings=options.pop("b_settings"),
+        a_scripts=options.pop("a_scripts"),
+        b_scripts=options.pop("b_scripts"),
+    )
+    ab = read_spec(spec, flags, Path.cwd())
+    if options["margin"] is None and ab.margin is not None:
+        options["margin"] = ab.margin
+    if ab.source_dsn:
+        redactor.add(password_of(ab.source_dsn))
+    gate = gate_of(
+        regression if regression is not None else _fraction(ab.fail_on_regression),
+        require_decision or ab.require_decision,
+        junit,
+    )
+    with tempfile.TemporaryDirectory(prefix="pgopt-ab-") as folder:
+        if ab.source_dsn and not options["dry_run"]:
+            binaries = find_binaries(options["pg_bin"], need=CLIENT_PROGRAMS)
+            copied = dump_source(binaries, ab.source_dsn, ab.tables, Path(folder))
+            for option, columns in copied.left_out.items():
+                err.print(
+                    f"pgopt: note: column option {option} left out of the copy "
+                    f"({columns} columns): PostgreSQL does not define it",
+                    highlight=False,
+                )
+            ab = replace(ab, setup=(copied.script, *ab.setup))
+        result = run_lab(ab_lab(ab, Path(folder)), options)
+    if result is not None and gate.on:
+        _gate(gate, result, junit)
+
+
+GATE_KEYS = ("regression", "require_decision", "junit")
+
+
+def _fraction(percent: float | None) -> float | None:
+    return None if percent is None else percent / 100
+
+
+def _gate(gate: Gate, result: LabResult, junit: Path | None) -> None:
+    """B against A through the CI gate: exit 1 when it fails."""
+    a, b = result.step("a"), result.step("b")
+    item = GateItem(
+        name=f"B ({b.title}) vs A ({a.title})",
+        ratio=b.ratio_vs_previous,
+        verdict=b.verdict_vs_previous,
+        higher_is_better=result.metric.higher_is_better,
+    )
+    title = f"pgopt ab: {result.title}"
+    finish_gate(evaluate(gate, [item]), junit=junit, suite="pgopt.ab", title=title)

@@ -1,0 +1,175 @@
+"""Run a lab from command-line options, the same way for every command that runs one
+(`lab run`, `ab`): the options they share, the target (embedded or --dsn), the
+session, the summary and the files; or, with --dry-run, the plan alone."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.markup import escape
+
+from ..binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, find_binaries
+from ..engine.plan import plan_steps
+from ..engine.session import run_session
+from ..errors import UsageError
+from ..lab.spec import Lab, MetricSource
+from ..model.result import LabResult
+from ..params import RunParams, resolve_params
+from ..progress import ConsoleDisplay
+from ..redact import redact_dsn, redactor
+from ..report.terminal import print_summary
+from ..store import new_run_dir
+from ..target.attached import AttachedTarget
+from ..target.base import Target
+from ..target.embedded import EmbeddedTarget
+from ..target.facts import embedded_facts
+from .app import err, out, say_written
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+RUN_OPTIONS = (
+    click.option("--quick", is_flag=True, help="Few short reps at a small scale (demos, CI)."),
+    click.option("--duration", type=int, help="Seconds per timed run."),
+    click.option(
+        "--reps",
+        help="Rounds: 'auto' (look after 4, 6, 8, 10 and stop when decided) or a fixed count.",
+    ),
+    click.option(
+        "--margin",
+        type=float,
+        help="Smallest change that matters, in percent (default 3): within it, 'no-change'.",
+    ),
+    click.option(
+        "--clients", type=int, help="pgbench clients for every step (client sweeps keep theirs)."
+    ),
+    click.option("--dsn", help="Run on your server (pgopt works in its own database pgopt_lab)."),
+    click.option("--allow-settings", is_flag=True, help="With --dsn: let pgopt change settings."),
+    click.option("--pg-bin", type=str, help="Folder of PostgreSQL programs to use."),
+    click.option("--out", "out_dir", type=click.Path(path_type=Path), help="Folder for this run."),
+    click.option("--seed", type=int, default=1, show_default=True, help="Random seed."),
+    click.option(
+        "--workdir", type=click.Path(path_type=Path), help="Where the embedded server lives."
+    ),
+    click.option(
+        "--keep", is_flag=True, help="Leave the server (or pgopt_lab) in place afterwards."
+    ),
+    click.option(
+        "--no-sampler", is_flag=True, help="Do not sample wait events (to measure its cost)."
+    ),
+    click.option(
+        "--dry-run", is_flag=True, help="Print the plan (steps, rounds, orders) and start nothing."
+    ),
+)
+
+
+def run_options(command: F) -> F:
+    """The options of every command that runs a lab, in the order --help shows them."""
+    for option in reversed(RUN_OPTIONS):
+        command = option(command)
+    return command
+
+
+def check_run_options(options: dict[str, Any]) -> None:
+    """Refuse combinations that make no sense; keep a --dsn password out of all output."""
+    if options["allow_settings"] and not options["dsn"]:
+        raise UsageError("--allow-settings goes with --dsn")
+    if options["dsn"]:
+        redactor.add(password_of(options["dsn"]))
+
+
+def password_of(dsn: str) -> str | None:
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        value = conninfo_to_dict(dsn).get("password")
+    except Exception:
+        return None
+    return str(value) if value else None
+
+
+def _make_target(options: dict[str, Any], say: Callable[[str], None]) -> Target:
+    if options["dsn"]:
+        binaries = find_binaries(options["pg_bin"], need=CLIENT_PROGRAMS)
+        return AttachedTarget(
+            binaries,
+            options["dsn"],
+            allow_settings=options["allow_settings"],
+            keep=options["keep"],
+            say=say,
+        )
+    binaries = find_binaries(options["pg_bin"], need=CLIENT_PROGRAMS + SERVER_PROGRAMS)
+    workdir = options["workdir"]
+    if workdir is not None and not workdir.is_dir():
+        raise UsageError(f"--workdir {workdir} is not a folder")
+    return EmbeddedTarget(binaries, workdir=workdir, keep=options["keep"], say=say)
+
+
+def run_lab(item: Lab, options: dict[str, Any]) -> LabResult | None:
+    """Run `item` as the options say and print its summary; None for --dry-run."""
+    steps = options.get("steps")
+    params = resolve_params(
+        item,
+        quick=options["quick"],
+        scale=options.get("scale"),
+        duration=options["duration"],
+        reps=options["reps"],
+        clients=options["clients"],
+        seed=options["seed"],
+        steps=[s.strip() for s in steps.split(",")] if steps else None,
+        sample_waits=not options["no_sampler"],
+        ram=options.get("ram"),
+        redis_url=options.get("redis_url"),
+        margin=options["margin"],
+    )
+    display = ConsoleDisplay(err, item.name)
+    if options["dry_run"]:
+        _print_plan(item, params, options)
+        return None
+    target = _make_target(options, display.message)
+    run_dir = new_run_dir(item.name, options["out_dir"])
+    session = run_session(item, params, target, run_dir, display, command=_command_line())
+    print_summary(out, session.result)
+    out.print(f"result: {session.result_path}")
+    say_written(session.reports)
+    return session.result
+
+
+def _print_plan(item: Lab, params: RunParams, options: dict[str, Any]) -> None:
+    """`--dry-run`: the plan, from the server's facts read without starting a server
+    (the embedded one's from its binaries; a --dsn server's in a read-only session)."""
+    if options["dsn"]:
+        binaries = find_binaries(options["pg_bin"], need=CLIENT_PROGRAMS)
+        facts = AttachedTarget(
+            binaries, options["dsn"], allow_settings=options["allow_settings"]
+        ).peek()
+        where = f"the server of --dsn (PostgreSQL {facts.version_num // 10000})"
+    else:
+        binaries = find_binaries(options["pg_bin"], need=CLIENT_PROGRAMS + SERVER_PROGRAMS)
+        facts = embedded_facts(binaries)
+        where = f"an embedded PostgreSQL {binaries.version} (not started)"
+    plan = plan_steps(item, params, facts)
+    out.print(f"[bold]{escape(item.name)}[/]: plan for {escape(where)}", highlight=False)
+    for line in plan.describe():
+        out.print(escape(line), highlight=False)
+    runs = sum(len(s.steps) * len(s.rounds) for s in plan.segments)
+    if item.metric.source is not MetricSource.PHASES:
+        seconds = params.duration_s + params.warmup_s + 1
+        minutes = runs * seconds / 60
+        upto = "at most " if plan.sequential else ""
+        out.print(
+            f"{upto}{runs} runs of about {seconds} s: {upto}{minutes:.0f} minutes"
+            + (" (sequential looks often stop earlier)" if plan.sequential else ""),
+            highlight=False,
+        )
+    probes = [s.name for s in item.steps if s.probe and s.name in params.steps]
+    if probes:
+        out.print(f"probes checked when the run starts: {', '.join(probes)}", highlight=False)
+
+
+def _command_line() -> str:
+    return "pgopt " + " ".join(shlex.quote(redact_dsn(a)) for a in sys.argv[1:])

@@ -1,0 +1,195 @@
+"""`pgopt ab` on real servers: an index that turns a sequential scan into an index
+scan is `faster`; an A/A is never `slower`; every run starts from the same data."""
+
+import contextlib
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from pgopt.binaries import PgBinaries
+from pgopt.cli import main
+from pgopt.store import load_document
+from pgopt.target.embedded import EmbeddedTarget
+
+from .conftest import LOCAL_DSN, local_server_answers
+from .test_attached import dsn, server_state
+
+__all__ = ["dsn"]  # the fixture: the local PostgreSQL 15, else a second embedded server
+
+SCHEMA = """\
+create table orders (id bigint generated always as identity primary key,
+                     customer_id int not null, amount numeric(10, 2) not null);
+insert into orders (customer_id, amount)
+select (random() * 10000)::int, round((random() * 100)::numeric, 2)
+from generate_series(1, 100000);
+"""
+QUERY = (
+    "\\set c random(1, 10000)\nselect count(*), sum(amount) from orders where customer_id = :c;\n"
+)
+AB_TOML = """\
+title = "orders: an index on customer_id"
+[data]
+setup = ["schema.sql"]
+[workload]
+scripts = ["by_customer.sql"]
+clients = 1
+duration = 2
+warmup = 1
+[a]
+title = "no index"
+[b]
+title = "index on customer_id"
+sql = ["add_index.sql"]
+"""
+
+
+def write_ab(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "schema.sql").write_text(SCHEMA)
+    (folder / "by_customer.sql").write_text(QUERY)
+    (folder / "add_index.sql").write_text("create index orders_customer on orders (customer_id);\n")
+    (folder / "ab.toml").write_text(AB_TOML)
+    return folder
+
+
+def run_ab(workdir: Path, out: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    code = main(["ab", *args, "--workdir", str(workdir), "--out", str(out)])
+    return code, load_document(out)
+
+
+def test_an_index_is_faster_and_never_leaks_into_a(tmp_path: Path, workdir: Path) -> None:
+    folder = write_ab(tmp_path / "ab")
+    code, result = run_ab(workdir, tmp_path / "out", str(folder / "ab.toml"))
+    assert code == 0
+    a, b = result["steps"]
+    assert (a["name"], b["name"]) == ("a", "b")
+    assert b["compared_with"] == "a" and b["verdict_vs_previous"] == "faster"
+    # a scan of 100k rows against a lookup: had B's index leaked into A's runs (every
+    # run rebuilds the data, in either order), the two would be alike
+    assert b["ratio_vs_previous"]["ci95"][0] > 2
+    assert b["changes"] == {"schema": ["add_index.sql", "analyze.sql"]}
+    assert a["why"] and b["why"]
+    assert result["plan"]["segments"][0]["steps"] == ["a", "b"]
+
+
+def test_dropping_an_index_a_hot_query_needs_fails_the_gate(
+    tmp_path: Path, workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_ab(tmp_path / "ab")
+    (folder / "drop_index.sql").write_text("drop index orders_customer;\n")
+    junit = tmp_path / "gate.xml"
+    args = ["--setup", str(folder / "schema.sql"), "--setup", str(folder / "add_index.sql")]
+    args += ["--script", str(folder / "by_customer.sql"), "--b-sql", str(folder / "drop_index.sql")]
+    args += ["--duration", "2", "--fail-on-regression", "5", "--junit", str(junit)]
+    code, result = run_ab(workdir, tmp_path / "out", *args)
+    assert code == 1
+    assert result["steps"][1]["verdict_vs_previous"] == "slower"
+    assert "the CI gate failed for 1 of 1 steps: B (B) vs A (A)" in capsys.readouterr().err
+    assert "<failure" in junit.read_text()
+
+
+def test_identical_variants_are_never_called_slower(tmp_path: Path, workdir: Path) -> None:
+    folder = write_ab(tmp_path / "ab")
+    args = ["--setup", str(folder / "schema.sql"), "--script", str(folder / "by_customer.sql")]
+    code, result = run_ab(workdir, tmp_path / "out", *args, "--reps", "3", "--duration", "2")
+    assert code == 0
+    b = result["steps"][1]
+    assert b["verdict_vs_previous"] in ("faster", "no-change", "inconclusive")
+    assert b["verdict_vs_previous"] != "slower"
+    assert result["title"] == "A/B" and len(b["runs"]) == 3
+
+
+def test_a_variant_whose_sql_fails_is_one_line_and_exit_2(
+    tmp_path: Path, workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_ab(tmp_path / "ab")
+    (folder / "add_index.sql").write_text("create index on no_such_table (x);\n")
+    code = main(["ab", str(folder), "--workdir", str(workdir), "--out", str(tmp_path / "out")])
+    assert code == 2
+    err = capsys.readouterr().err
+    assert "no_such_table" in err and "Traceback" not in err
+
+
+@pytest.fixture
+def source(binaries: PgBinaries) -> Iterator[str]:
+    """A user's database with the orders table: on the local PostgreSQL 15 when it
+    answers (pg_dump 18 copying from an older server), else on a second embedded one."""
+    name = f"pgopt_ab_source_{uuid.uuid4().hex[:8]}"
+    with contextlib.ExitStack() as stack:
+        if local_server_answers():
+            admin = LOCAL_DSN
+        else:
+            other = stack.enter_context(EmbeddedTarget(binaries))
+            admin = f"postgresql://postgres@127.0.0.1:{other.port}/postgres"
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"create database {name}")
+        dsn = admin.rsplit("/", 1)[0] + f"/{name}"
+        try:
+            with psycopg.connect(dsn, autocommit=True) as conn:
+                conn.execute(SCHEMA)
+            yield dsn
+        finally:
+            with psycopg.connect(admin, autocommit=True) as conn:
+                conn.execute(f"drop database if exists {name} with (force)")
+
+
+def source_state(dsn: str) -> tuple[object, ...]:
+    with psycopg.connect(dsn) as conn:
+        rows = conn.execute("select count(*), sum(customer_id) from orders").fetchone()
+        indexes = conn.execute("select indexname from pg_indexes where tablename = 'orders'")
+        return (rows, sorted(r[0] for r in indexes))
+
+
+def test_a_copy_of_the_users_database_is_the_data_and_the_source_is_untouched(
+    tmp_path: Path, workdir: Path, source: str
+) -> None:
+    folder = write_ab(tmp_path / "ab")
+    before = source_state(source)
+    args = [
+        "--source-dsn",
+        source,
+        "--table",
+        "orders",
+        "--script",
+        str(folder / "by_customer.sql"),
+    ]
+    args += ["--b-sql", str(folder / "add_index.sql"), "--duration", "2"]
+    code, result = run_ab(workdir, tmp_path / "out", *args)
+    assert code == 0
+    assert result["steps"][1]["verdict_vs_previous"] == "faster"
+    assert source_state(source) == before
+    assert "source.sql" in result["description"]
+
+
+def test_an_unreachable_source_is_one_line_and_exit_2(
+    tmp_path: Path, workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_ab(tmp_path / "ab")
+    dsn = "postgresql://someone:s3cret@127.0.0.1:1/nowhere"
+    args = ["ab", "--source-dsn", dsn, "--script", str(folder / "by_customer.sql")]
+    code = main([*args, "--workdir", str(workdir), "--out", str(tmp_path / "out")])
+    assert code == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(err) == 1 and err[0].startswith("pgopt: error: cannot copy ")
+    assert "s3cret" not in err[0]
+
+
+def test_on_the_users_server_it_works_in_pgopt_lab_and_leaves_the_server_as_found(
+    tmp_path: Path, dsn: str
+) -> None:
+    folder = write_ab(tmp_path / "ab")
+    before = server_state(dsn)
+    code, result = run_ab_on(dsn, tmp_path / "out", str(folder / "ab.toml"))
+    assert code == 0
+    assert result["target"]["kind"] == "dsn"
+    assert result["steps"][1]["verdict_vs_previous"] == "faster"
+    assert server_state(dsn) == before
+
+
+def run_ab_on(dsn: str, out: Path, *args: str) -> tuple[int, dict[str, Any]]:
+    code = main(["ab", *args, "--dsn", dsn, "--out", str(out)])
+    return code, load_document(out)

@@ -1,0 +1,131 @@
+"""`pgopt ab` without a server: what an A/B names (ab.toml and flags), the lab it
+becomes, and the copy of a source database made fit for the server it goes to."""
+
+from pathlib import Path
+
+import pytest
+
+from pgopt.ab.lab import ab_lab
+from pgopt.ab.source import without_foreign_column_options
+from pgopt.ab.spec import AbFlags, Script, read_spec
+from pgopt.cli import main
+from pgopt.errors import LabError
+
+AB = """\
+title = "orders: an index"
+[data]
+setup = ["schema.sql"]
+[workload]
+scripts = ["read.sql@3", "write.sql"]
+clients = 4
+[a]
+title = "today"
+settings = { work_mem = "4MB" }
+[b]
+title = "with the index"
+sql = ["index.sql"]
+settings = { random_page_cost = "1.1" }
+[gate]
+fail_on_regression = 5
+"""
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    for name in ("schema.sql", "read.sql", "write.sql", "index.sql", "other.sql"):
+        (tmp_path / name).write_text("select 1;\n")
+    (tmp_path / "ab.toml").write_text(AB)
+    return tmp_path
+
+
+def test_an_ab_file_names_data_workload_variants_and_gate(folder: Path) -> None:
+    spec = read_spec(folder / "ab.toml", AbFlags(), cwd=Path("/"))
+    assert spec.title == "orders: an index"
+    assert spec.setup == (folder / "schema.sql",)
+    assert spec.scripts == (Script(folder / "read.sql", 3), Script(folder / "write.sql", 1))
+    assert spec.a.settings == {"work_mem": "4MB"} and spec.a.sql == ()
+    assert spec.b.sql == (folder / "index.sql",) and spec.b.title == "with the index"
+    assert spec.run == {"clients": 4} and spec.fail_on_regression == 5
+
+
+def test_flags_add_to_the_file_relative_to_the_current_folder(folder: Path) -> None:
+    flags = AbFlags(title="asked", b_sql=("other.sql",), b_settings=("jit = off",))
+    spec = read_spec(folder, flags, cwd=folder)
+    assert spec.title == "asked"
+    assert spec.b.sql == (folder / "index.sql", folder / "other.sql")
+    assert spec.b.settings == {"random_page_cost": "1.1", "jit": "off"}
+
+
+def test_flags_alone_make_an_ab_and_a_b_equal_to_a_is_allowed(folder: Path) -> None:
+    spec = read_spec(None, AbFlags(setup=("schema.sql",), scripts=("read.sql",)), cwd=folder)
+    assert spec.title == "A/B" and spec.a.sql == spec.b.sql == ()
+
+
+@pytest.mark.parametrize(
+    ("toml", "flags", "message"),
+    [
+        ("", AbFlags(scripts=("read.sql",)), "the data: a database to copy"),
+        ("", AbFlags(setup=("schema.sql",)), "the workload: name pgbench scripts"),
+        ("[data]\nsetup = ['nope.sql']\n", AbFlags(), "file 'nope.sql' not found"),
+        ("", AbFlags(setup=("x.sql",)), "--setup x.sql: no such file"),
+        ("", AbFlags(setup=("schema.sql",), scripts=("read.sql@0",)), "whole number from 1"),
+        (
+            "",
+            AbFlags(setup=("schema.sql",), scripts=("read.sql",), b_settings=("x",)),
+            "NAME=VALUE",
+        ),
+        ("[data]\nsetup = ['schema.sql']\ntable = ['t']\n", AbFlags(), "'table'"),
+        ("[gate]\nfail_on_regression = 120\n", AbFlags(), "between 0 and 100"),
+        ("[data]\ntables = ['t']\n", AbFlags(scripts=("read.sql",)), "give source_dsn"),
+    ],
+)
+def test_bad_input_names_the_field(folder: Path, toml: str, flags: AbFlags, message: str) -> None:
+    (folder / "bad.toml").write_text(toml)
+    with pytest.raises(LabError, match=message):
+        read_spec(folder / "bad.toml", flags, cwd=folder)
+
+
+def test_the_lab_rebuilds_the_data_before_every_run_and_b_starts_from_a(
+    folder: Path, tmp_path: Path
+) -> None:
+    spec = read_spec(folder / "ab.toml", AbFlags(), cwd=folder)
+    lab = ab_lab(spec, tmp_path / "generated")
+    a, b = lab.steps
+    assert (a.name, b.name) == ("a", "b") and a.fresh and b.fresh
+    assert lab.dataset.setup[0].name == "reset.sql" and lab.dataset.setup[1:] == spec.setup
+    assert [p.name for p in a.schema] == ["analyze.sql"]
+    assert [p.name for p in b.schema] == ["index.sql", "analyze.sql"]
+    assert [s.weight for s in b.scripts] == [3, 1]  # A's workload
+    assert b.settings == {"work_mem": "4MB", "random_page_cost": "1.1"}
+    assert b.parent == "a" and lab.defaults.clients == 4 and lab.defaults.reps is None
+    assert "drop schema" in (tmp_path / "generated" / "reset.sql").read_text()
+
+
+def test_column_options_postgresql_does_not_define_are_left_out_of_a_copy() -> None:
+    dump = (
+        "CREATE TABLE public.t (id bigint);\n"
+        "ALTER TABLE ONLY public.t ALTER COLUMN id SET (pg_attver=870713208);\n"
+        "ALTER TABLE ONLY public.t ALTER COLUMN k SET (n_distinct=-0.5, pg_attver=1);\n"
+        "COPY public.t (id) FROM stdin;\n"
+    )
+    text, left_out = without_foreign_column_options(dump)
+    assert text == (
+        "CREATE TABLE public.t (id bigint);\n"
+        "ALTER TABLE ONLY public.t ALTER COLUMN k SET (n_distinct=-0.5);\n"
+        "COPY public.t (id) FROM stdin;\n"
+    )
+    assert left_out == {"pg_attver": 2}
+
+
+def test_dry_run_prints_the_plan_without_a_server(
+    folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["ab", str(folder), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "segment 1: a, b" in out and "round 1:" in out
+
+
+def test_junit_without_a_gate_is_refused(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "ab.toml").write_text(AB.replace("[gate]\nfail_on_regression = 5\n", ""))
+    assert main(["ab", str(folder), "--junit", str(folder / "j.xml"), "--dry-run"]) == 2
+    assert "--junit goes with" in capsys.readouterr().err
