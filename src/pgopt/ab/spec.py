@@ -12,13 +12,12 @@ relative to its folder; files given as flags, to the current folder.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..errors import LabError
-from ..lab.table import Table, file_field
+from ..lab.table import Table, file_field, read_toml
 
 
 @dataclass(frozen=True)
@@ -81,12 +80,7 @@ def read_spec(path: Path | None, flags: AbFlags, cwd: Path) -> AbSpec:
             path = path / "ab.toml"
         where = str(path)
         folder = path.resolve().parent
-        try:
-            raw = tomllib.loads(path.read_text())
-        except FileNotFoundError:
-            raise LabError(f"{path}: no such file") from None
-        except tomllib.TOMLDecodeError as e:
-            raise LabError(f"{path}: invalid TOML: {e}") from e
+        raw = read_toml(path, f"{path}: no such file")
     top = Table(raw, where)
     data = Table(top.table("data", {}), f"{where}: [data]")
     workload = Table(top.table("workload", {}), f"{where}: [workload]")

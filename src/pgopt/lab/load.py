@@ -6,7 +6,6 @@ Every error names the file, the step and the field, e.g.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +13,7 @@ from ..errors import LabError
 from . import expressions
 from .spec import Check, Dataset, Lab, Metric, MetricSource, RunDefaults
 from .steps import read_steps
-from .table import Table, file_field, sql_text
+from .table import Table, file_field, read_toml, sql_text
 
 LAB_FILE = "lab.toml"
 QUICK_REPS = 3  # the fewest rounds that can carry a verdict
@@ -24,14 +23,8 @@ def load_lab(folder: Path) -> Lab:
     """Read `folder/lab.toml`, check every field and file, and return the Lab."""
     folder = folder.resolve()
     path = folder / LAB_FILE
-    where = str(path)
-    try:
-        raw = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise LabError(f"{folder}: no {LAB_FILE} in this folder") from None
-    except tomllib.TOMLDecodeError as e:
-        raise LabError(f"{where}: invalid TOML: {e}") from e
-    return lab_from_dict(raw, folder, where=where)
+    raw = read_toml(path, f"{folder}: no {LAB_FILE} in this folder")
+    return lab_from_dict(raw, folder, where=str(path))
 
 
 def lab_from_dict(raw: dict[str, Any], folder: Path, *, where: str, name: str = "") -> Lab:

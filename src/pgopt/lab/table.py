@@ -3,6 +3,7 @@ the step and the field, and a refusal of fields nobody read (typos)."""
 
 from __future__ import annotations
 
+import tomllib
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, TypeVar
@@ -104,6 +105,17 @@ class Table:
         unknown = sorted(set(self.data) - self.read)
         if unknown:
             raise LabError(f"{self.where}: unknown field '{unknown[0]}'")
+
+
+def read_toml(path: Path, missing: str) -> dict[str, Any]:
+    """The tables of a TOML file; LabError with `missing` when there is no such file, or
+    with the parser's line and column when it is not valid TOML."""
+    try:
+        return tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise LabError(missing) from None
+    except tomllib.TOMLDecodeError as e:
+        raise LabError(f"{path}: invalid TOML: {e}") from e
 
 
 def file_field(t: Table, key: str, name: Any, folder: Path) -> Path:
