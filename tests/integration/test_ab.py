@@ -2,6 +2,7 @@
 scan is `faster`; an A/A is never `slower`; every run starts from the same data."""
 
 import contextlib
+import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -193,3 +194,19 @@ def test_on_the_users_server_it_works_in_pgopt_lab_and_leaves_the_server_as_foun
 def run_ab_on(dsn: str, out: Path, *args: str) -> tuple[int, dict[str, Any]]:
     code = main(["ab", *args, "--dsn", dsn, "--out", str(out)])
     return code, load_document(out)
+
+
+def test_a_dump_file_of_the_users_database_is_the_data(
+    tmp_path: Path, workdir: Path, source: str, binaries: PgBinaries
+) -> None:
+    """A custom-format archive, as `pg_dump -Fc` writes it: pg_restore turns it into
+    the script every run rebuilds the data from, without a server."""
+    folder = write_ab(tmp_path / "ab")
+    dump = tmp_path / "orders.dump"
+    pg_dump = str(binaries.path("pg_dump"))
+    subprocess.run([pg_dump, "-Fc", "-f", str(dump), "--dbname", source], check=True)
+    args = ["--dump", str(dump), "--script", str(folder / "by_customer.sql")]
+    args += ["--b-sql", str(folder / "add_index.sql"), "--duration", "2"]
+    code, result = run_ab(workdir, tmp_path / "out", *args)
+    assert code == 0
+    assert result["steps"][1]["verdict_vs_previous"] == "faster"

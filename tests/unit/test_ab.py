@@ -77,6 +77,12 @@ def test_flags_alone_make_an_ab_and_a_b_equal_to_a_is_allowed(folder: Path) -> N
         ("[data]\nsetup = ['schema.sql']\ntable = ['t']\n", AbFlags(), "'table'"),
         ("[gate]\nfail_on_regression = 120\n", AbFlags(), "between 0 and 100"),
         ("[data]\ntables = ['t']\n", AbFlags(scripts=("read.sql",)), "give source_dsn"),
+        ("[data]\ndump = 'x.dump'\n", AbFlags(scripts=("read.sql",)), "'dump': x.dump: no such"),
+        (
+            "[data]\nsource_dsn = 'postgresql:///x'\n",
+            AbFlags(scripts=("read.sql",), dump="schema.sql"),
+            "a source database or a dump file, not both",
+        ),
     ],
 )
 def test_bad_input_names_the_field(folder: Path, toml: str, flags: AbFlags, message: str) -> None:

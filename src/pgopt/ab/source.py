@@ -1,4 +1,5 @@
-"""Copy the user's database for an A/B: pg_dump of the source as a plain SQL script.
+"""Copy the user's database for an A/B: pg_dump of the source (or a dump file) as a
+plain SQL script.
 
 The script (no owners, no privileges: the copy belongs to pgopt's user) joins the
 data's setup files, so every timed run rebuilds the same data from it. pg_dump
@@ -16,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import tarfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,31 +39,61 @@ class SourceCopy:
 def dump_source(binaries: PgBinaries, dsn: str, tables: tuple[str, ...], into: Path) -> SourceCopy:
     """Write the source database as `into`/source.sql; UsageError (exit 2) when it
     cannot be read, with pg_dump's own reason."""
-    binaries.require("pg_dump")
     script = into / "source.sql"
-    args = [
-        str(binaries.path("pg_dump")),
-        "--format=plain",
-        "--no-owner",
-        "--no-privileges",
-        "--no-publications",
-        "--no-subscriptions",
-        f"--file={script}",
-        *(f"--table={t}" for t in tables),
-        f"--dbname={dsn}",
-    ]
+    _run(
+        binaries,
+        "pg_dump",
+        [
+            "--format=plain",
+            "--no-owner",
+            "--no-privileges",
+            "--no-publications",
+            "--no-subscriptions",
+            f"--file={script}",
+            *(f"--table={t}" for t in tables),
+            f"--dbname={dsn}",
+        ],
+        failed=f"cannot copy {redact_dsn(dsn)}",
+    )
+    if tables and "CREATE TABLE" not in script.read_text():
+        raise UsageError(f"--table {', '.join(tables)}: no table of the source matches")
+    return _fit(script)
+
+
+def script_of_dump(binaries: PgBinaries, dump: Path, into: Path) -> SourceCopy:
+    """A dump file as a SQL script: pg_restore turns an archive (custom, tar or
+    directory format) into one, without a server; a plain dump is a script already."""
+    script = into / "source.sql"
+    if dump.is_file() and dump.read_bytes()[:5] != b"PGDMP" and not tarfile.is_tarfile(dump):
+        script.write_text(dump.read_text())
+    else:
+        _run(
+            binaries,
+            "pg_restore",
+            ["--no-owner", "--no-privileges", f"--file={script}", str(dump)],
+            failed=f"cannot read the dump {dump}",
+        )
+    return _fit(script)
+
+
+def _run(binaries: PgBinaries, program: str, args: list[str], *, failed: str) -> None:
+    binaries.require(program)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
     try:
-        result = subprocess.run(args, capture_output=True, text=True, env=env, check=False)
+        result = subprocess.run(
+            [str(binaries.path(program)), *args], capture_output=True, text=True, env=env
+        )
     except OSError as e:
-        raise BinariesError(f"cannot run pg_dump: {e}") from e
+        raise BinariesError(f"cannot run {program}: {e}") from e
     if result.returncode != 0:
         lines = [ln.strip() for ln in result.stderr.splitlines() if ln.strip()]
         reason = next((ln for ln in lines if "error" in ln.lower()), lines[0] if lines else "")
-        raise UsageError(redactor(f"cannot copy {redact_dsn(dsn)}: {reason}"))
+        raise UsageError(redactor(f"{failed}: {reason}"))
+
+
+def _fit(script: Path) -> SourceCopy:
+    """The script without what the server it goes to would refuse, and what that was."""
     text, left_out = without_foreign_column_options(script.read_text())
-    if tables and "CREATE TABLE" not in text:
-        raise UsageError(f"--table {', '.join(tables)}: no table of the source matches")
     script.write_text(text)
     return SourceCopy(script, left_out)
 

@@ -1,6 +1,7 @@
 """What an A/B names, read from ab.toml and the command line, checked like a lab file.
 
-An A/B is: the data (a copy of the user's database, `source_dsn`, and/or SQL
+An A/B is: the data (a copy of the user's database, `source_dsn`, or a dump
+file of it, `dump`, and/or SQL
 files that build it, run in pgopt's own database: the migrations and seed data of
 a CI job; or each variant's own schema, as when base and pull request differ in
 their migrations), the workload (the user's pgbench scripts
@@ -43,6 +44,7 @@ class AbSpec:
     b: Variant
     run: dict[str, Any]  # clients, duration, reps, warmup: as a lab's [run] takes them
     source_dsn: str | None = None  # the database to copy (pg_dump), before the setup files
+    dump: Path | None = None  # or a dump file of it (any pg_dump format)
     tables: tuple[str, ...] = ()  # pg_dump --table patterns: copy only these
     margin: float | None = None  # percent, as --margin takes it
     fail_on_regression: float | None = None  # percent
@@ -55,6 +57,7 @@ class AbFlags:
 
     title: str | None = None
     source_dsn: str | None = None
+    dump: str | None = None
     tables: tuple[str, ...] = ()
     setup: tuple[str, ...] = ()
     scripts: tuple[str, ...] = ()
@@ -95,6 +98,7 @@ def read_spec(path: Path | None, flags: AbFlags, cwd: Path) -> AbSpec:
         b=_variant(top, "b", "B", folder, cwd, flags.b_sql, flags.b_settings, flags.b_scripts),
         run={k: workload.raw(k) for k in RUN_KEYS if workload.has(k)},
         source_dsn=source_dsn,
+        dump=_dump(data, folder, flags.dump, cwd),
         tables=tuple(str(t) for t in data.array("tables", [])) + flags.tables,
         margin=_optional_number(gate, "margin"),
         fail_on_regression=_percent(gate, "fail_on_regression"),
@@ -104,9 +108,12 @@ def read_spec(path: Path | None, flags: AbFlags, cwd: Path) -> AbSpec:
         t.done()  # a misspelt field first: it often explains what seems missing
     if spec.tables and not spec.source_dsn:
         raise LabError(f"{where}: tables name what to copy from a source: give source_dsn")
-    if not (spec.setup or spec.source_dsn or spec.a.sql or spec.b.sql):
+    if spec.source_dsn and spec.dump:
+        raise LabError(f"{where}: the data comes from a source database or a dump file, not both")
+    if not (spec.setup or spec.source_dsn or spec.dump or spec.a.sql or spec.b.sql):
         raise LabError(
-            f"{where}: the data: a database to copy ([data] source_dsn, --source-dsn) "
+            f"{where}: the data: a database to copy ([data] source_dsn, --source-dsn; or a "
+            "dump file: dump, --dump) "
             "and/or SQL files that build it ([data] setup, --setup; or each variant's sql)"
         )
     if not spec.scripts:
@@ -136,6 +143,20 @@ def _variant(
     )
     t.done()
     return variant
+
+
+def _dump(t: Table, folder: Path, flag: str | None, cwd: Path) -> Path | None:
+    """A dump file or, for pg_dump's directory format, a folder."""
+    if flag is not None:
+        path, where = (cwd / flag).resolve(), f"--dump {flag}"
+    elif t.has("dump"):
+        name = t.text("dump")
+        path, where = (folder / name).resolve(), f"{t.where}: field 'dump': {name}"
+    else:
+        return None
+    if not path.exists():
+        raise LabError(f"{where}: no such file")
+    return path
 
 
 def _files(t: Table, key: str, folder: Path) -> tuple[Path, ...]:

@@ -10,8 +10,8 @@ from typing import Any
 import click
 
 from ..ab.lab import ab_lab
-from ..ab.source import dump_source
-from ..ab.spec import AbFlags, read_spec
+from ..ab.source import dump_source, script_of_dump
+from ..ab.spec import AbFlags, AbSpec, read_spec
 from ..binaries import CLIENT_PROGRAMS, find_binaries
 from ..model.result import LabResult
 from ..redact import redactor
@@ -26,6 +26,7 @@ from .running import check_run_options, password_of, run_lab, run_options
 @click.option("--title", help="What this A/B asks, for the report.")
 @click.option("--source-dsn", help="Your database, copied with pg_dump (read only) as the data.")
 @click.option("--table", "tables", multiple=True, help="Copy only tables matching (repeatable).")
+@click.option("--dump", help="A dump file of your database (pg_dump, any format) as the data.")
 @click.option(
     "--setup", multiple=True, help="SQL file that builds the data (repeatable, in order)."
 )
@@ -56,6 +57,7 @@ def ab_cmd(spec: Path | None, **options: Any) -> None:
         title=options.pop("title"),
         source_dsn=options.pop("source_dsn"),
         tables=options.pop("tables"),
+        dump=options.pop("dump"),
         setup=options.pop("setup"),
         scripts=options.pop("scripts"),
         a_sql=options.pop("a_sql"),
@@ -76,19 +78,29 @@ def ab_cmd(spec: Path | None, **options: Any) -> None:
         junit,
     )
     with tempfile.TemporaryDirectory(prefix="pgopt-ab-") as folder:
-        if ab.source_dsn and not options["dry_run"]:
-            binaries = find_binaries(options["pg_bin"], need=CLIENT_PROGRAMS)
-            copied = dump_source(binaries, ab.source_dsn, ab.tables, Path(folder))
-            for option, columns in copied.left_out.items():
-                err.print(
-                    f"pgopt: note: column option {option} left out of the copy "
-                    f"({columns} columns): PostgreSQL does not define it",
-                    highlight=False,
-                )
-            ab = replace(ab, setup=(copied.script, *ab.setup))
+        if (ab.source_dsn or ab.dump) and not options["dry_run"]:
+            ab = _with_copy(ab, options["pg_bin"], Path(folder))
         result = run_lab(ab_lab(ab, Path(folder)), options)
     if result is not None and gate.on:
         _gate(gate, result, junit)
+
+
+def _with_copy(ab: AbSpec, pg_bin: str | None, folder: Path) -> AbSpec:
+    """The A/B with the copy of the user's database (a source or a dump file) as its
+    first setup file."""
+    binaries = find_binaries(pg_bin, need=CLIENT_PROGRAMS)
+    if ab.source_dsn:
+        copied = dump_source(binaries, ab.source_dsn, ab.tables, folder)
+    else:
+        assert ab.dump is not None
+        copied = script_of_dump(binaries, ab.dump, folder)
+    for option, columns in copied.left_out.items():
+        err.print(
+            f"pgopt: note: column option {option} left out of the copy "
+            f"({columns} columns): PostgreSQL does not define it",
+            highlight=False,
+        )
+    return replace(ab, setup=(copied.script, *ab.setup))
 
 
 GATE_KEYS = ("regression", "require_decision", "junit")
