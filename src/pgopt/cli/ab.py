@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tempfile
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -53,20 +53,7 @@ def ab_cmd(spec: Path | None, **options: Any) -> None:
     """
     check_run_options(options)
     regression, require_decision, junit = (options.pop(k) for k in GATE_KEYS)
-    flags = AbFlags(
-        title=options.pop("title"),
-        source_dsn=options.pop("source_dsn"),
-        tables=options.pop("tables"),
-        dump=options.pop("dump"),
-        setup=options.pop("setup"),
-        scripts=options.pop("scripts"),
-        a_sql=options.pop("a_sql"),
-        b_sql=options.pop("b_sql"),
-        a_settings=options.pop("a_settings"),
-        b_settings=options.pop("b_settings"),
-        a_scripts=options.pop("a_scripts"),
-        b_scripts=options.pop("b_scripts"),
-    )
+    flags = AbFlags(**{f.name: options.pop(f.name) for f in fields(AbFlags)})
     ab = read_spec(spec, flags, Path.cwd())
     if options["margin"] is None and ab.margin is not None:
         options["margin"] = ab.margin
