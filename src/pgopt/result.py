@@ -237,9 +237,9 @@ def _with_observations(
         for key, value in observed.unit_figures(run.observation.stats, tx).items():
             figures.setdefault(key, []).append(value)
     shares = observed.shares(counts)
-    cpu = server_cpu_us_per_tx(outcome.runs)
-    if cpu and len(cpu) == len(outcome.runs):
-        figures["server_cpu_us_per_tx"] = cpu
+    cpu = step.server_cpu_us_per_tx
+    if cpu and len(cpu.samples) == len(outcome.runs):
+        figures["server_cpu_us_per_tx"] = list(cpu.samples)
     medians = {k: round(stats.median(v), 3) for k, v in figures.items()}
     before = previous.stats["per_unit"] if previous and previous.stats else None
     return replace(

@@ -267,8 +267,7 @@ def _step(index: int, step: StepResult) -> Section:
     if step.note:
         blocks.append(Paragraph(plain(step.note)))
     blocks.append(Items(tuple(items)))
-    phases = fields.phases(step)
-    if phases:
+    if step.phases:
         blocks.append(
             Table(
                 header=("phase", "seconds (median)", "95% interval", "waits and WAL"),
@@ -279,7 +278,7 @@ def _step(index: int, step: StepResult) -> Section:
                         Cell(plain(f"{p.ci95[0]:.3f}–{p.ci95[1]:.3f}" if p.ci95 else "—")),
                         Cell(plain(p.why or "—")),
                     )
-                    for p in phases
+                    for p in step.phases
                 ),
                 numeric=frozenset({1, 2}),
             )

@@ -17,14 +17,6 @@ from .fmt import format_bytes, format_rate, format_seconds
 
 
 @dataclass(frozen=True)
-class Phase:
-    name: str
-    seconds: float
-    ci95: tuple[float, float] | None
-    why: str = ""  # its waits and WAL against the same phase in the step it derives from
-
-
-@dataclass(frozen=True)
 class PhaseRow:
     """One step's line of the phase table: each phase's median seconds and its
     verdict against the same phase in the step this one derives from."""
@@ -153,10 +145,6 @@ def why_lines(step: StepResult) -> list[str]:
 def wait_shares(step: StepResult) -> list[tuple[str, float]]:
     """Wait events and their share of the sampled time, largest first."""
     return sorted((step.waits or {}).items(), key=lambda item: -item[1])
-
-
-def phases(step: StepResult) -> list[Phase]:
-    return [Phase(p.name, p.seconds, p.ci95, p.why or "") for p in step.phases or ()]
 
 
 def facts(step: StepResult) -> list[tuple[str, str]]:

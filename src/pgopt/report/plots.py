@@ -330,9 +330,7 @@ def _wait_colors(events: list[str]) -> dict[str, str]:
 
 
 def phases(result: LabResult) -> Plot | None:
-    rows = [
-        (s.name, {p.name: p.seconds for p in ph}) for s in result.steps if (ph := fields.phases(s))
-    ]
+    rows = [(s.name, {p.name: p.seconds for p in s.phases}) for s in result.steps if s.phases]
     if not rows:
         return None
     order = list(dict.fromkeys(name for _, parts in rows for name in parts))
