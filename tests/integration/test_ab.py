@@ -175,7 +175,8 @@ def test_an_unreachable_source_is_one_line_and_exit_2(
     code = main([*args, "--workdir", str(workdir), "--out", str(tmp_path / "out")])
     assert code == 2
     err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
-    assert len(err) == 1 and err[0].startswith("pgopt: error: cannot copy ")
+    assert len(err) == 1 and err[0].startswith("pgopt: error: copying postgresql://")
+    assert "failed: " in err[0]
     assert "s3cret" not in err[0]
 
 

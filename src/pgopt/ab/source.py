@@ -16,15 +16,15 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 import tarfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..binaries import PgBinaries
-from ..errors import BinariesError, UsageError
-from ..redact import redact_dsn, redactor
+from ..errors import UsageError
+from ..psql import Psql
+from ..redact import redact_dsn
 
 COLUMN_OPTIONS = frozenset({"n_distinct", "n_distinct_inherited"})  # ALTER COLUMN ... SET (...)
 _SET_COLUMN_OPTIONS = re.compile(r"^(ALTER TABLE ONLY \S+ ALTER COLUMN \S+ SET )\((.*)\);$")
@@ -37,8 +37,8 @@ class SourceCopy:
 
 
 def dump_source(binaries: PgBinaries, dsn: str, tables: tuple[str, ...], into: Path) -> SourceCopy:
-    """Write the source database as `into`/source.sql; UsageError (exit 2) when it
-    cannot be read, with pg_dump's own reason."""
+    """Write the source database as `into`/source.sql; an error (exit 2) with pg_dump's
+    own reason when it cannot be read."""
     script = into / "source.sql"
     _run(
         binaries,
@@ -53,7 +53,7 @@ def dump_source(binaries: PgBinaries, dsn: str, tables: tuple[str, ...], into: P
             *(f"--table={t}" for t in tables),
             f"--dbname={dsn}",
         ],
-        failed=f"cannot copy {redact_dsn(dsn)}",
+        what=f"copying {redact_dsn(dsn)}",
     )
     if tables and "CREATE TABLE" not in script.read_text():
         raise UsageError(f"--table {', '.join(tables)}: no table of the source matches")
@@ -71,24 +71,16 @@ def script_of_dump(binaries: PgBinaries, dump: Path, into: Path) -> SourceCopy:
             binaries,
             "pg_restore",
             ["--no-owner", "--no-privileges", f"--file={script}", str(dump)],
-            failed=f"cannot read the dump {dump}",
+            what=f"reading the dump {dump}",
         )
     return _fit(script)
 
 
-def _run(binaries: PgBinaries, program: str, args: list[str], *, failed: str) -> None:
-    binaries.require(program)
+def _run(binaries: PgBinaries, program: str, args: list[str], *, what: str) -> None:
+    """Run a client program away from any libpq variables of the caller's shell: the
+    source is named on its command line (and its password redacted from errors)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
-    try:
-        result = subprocess.run(
-            [str(binaries.path(program)), *args], capture_output=True, text=True, env=env
-        )
-    except OSError as e:
-        raise BinariesError(f"cannot run {program}: {e}") from e
-    if result.returncode != 0:
-        lines = [ln.strip() for ln in result.stderr.splitlines() if ln.strip()]
-        reason = next((ln for ln in lines if "error" in ln.lower()), lines[0] if lines else "")
-        raise UsageError(redactor(f"{failed}: {reason}"))
+    Psql(binaries, env).program(program, args, what=what)
 
 
 def _fit(script: Path) -> SourceCopy:
