@@ -73,6 +73,9 @@ def run_result(record: RunRecord) -> Run:
         )
         if summary
         else None,
+        script_transactions=tuple(sc.transactions or 0 for sc in summary.scripts) or None
+        if summary
+        else None,
         phases=tuple(run_phase(record, n, sec) for n, sec in record.phases) or None,
         background={
             "tps": background.tps,

@@ -11,6 +11,7 @@ from typing import Any
 import psycopg
 import pytest
 
+from pgopt.ab.source import dump_source
 from pgopt.binaries import PgBinaries
 from pgopt.cli import main
 from pgopt.store import load_document
@@ -211,3 +212,51 @@ def test_a_dump_file_of_the_users_database_is_the_data(
     code, result = run_ab(workdir, tmp_path / "out", *args)
     assert code == 0
     assert result["steps"][1]["verdict_vs_previous"] == "faster"
+
+
+def test_a_sample_copies_part_of_a_big_table_and_its_whole_schema(
+    tmp_path: Path, source: str, binaries: PgBinaries, server: EmbeddedTarget
+) -> None:
+    copied = dump_source(binaries, source, (), tmp_path, sample=10)
+    assert copied.sampled == {"public.orders": (copied.sampled["public.orders"][0], True)}
+    assert 9_000 < copied.sampled["public.orders"][0] < 11_000
+    admin = f"postgresql://postgres@127.0.0.1:{server.port}/postgres"
+    name = f"pgopt_sample_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"create database {name}")
+    target = admin.rsplit("/", 1)[0] + f"/{name}"
+    try:
+        psql = str(binaries.path("psql"))
+        subprocess.run(
+            [psql, "-q", "-v", "ON_ERROR_STOP=1", "-f", str(copied.script), target],
+            check=True,
+            capture_output=True,
+        )
+        with psycopg.connect(target) as conn:
+            rows = conn.execute("select count(*) from orders").fetchone()
+            assert rows is not None and rows[0] == copied.sampled["public.orders"][0]
+            indexes = conn.execute("select indexname from pg_indexes where tablename = 'orders'")
+            assert [r[0] for r in indexes] == ["orders_pkey"]
+            # the identity keeps the source's position: new rows do not collide
+            conn.execute("insert into orders (customer_id, amount) values (1, 1)")
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"drop database if exists {name} with (force)")
+
+
+def test_an_ab_on_a_sample_decides_and_a_sample_that_leaves_nothing_is_exit_2(
+    tmp_path: Path, workdir: Path, source: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = write_ab(tmp_path / "ab")
+    args = ["--source-dsn", source, "--sample", "20", "--script", str(folder / "by_customer.sql")]
+    args += ["--b-sql", str(folder / "add_index.sql"), "--duration", "2"]
+    code, result = run_ab(workdir, tmp_path / "out", *args)
+    assert code == 0
+    assert result["steps"][1]["verdict_vs_previous"] == "faster"
+    assert "sampled public.orders: " in capsys.readouterr().err
+
+    args = ["ab", "--source-dsn", source, "--sample", "0.00001"]
+    args += ["--script", str(folder / "by_customer.sql"), "--workdir", str(workdir)]
+    assert main([*args, "--out", str(tmp_path / "out2")]) == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(err) == 1 and "--sample 1e-05 left no rows of public.orders" in err[0], err

@@ -56,6 +56,16 @@ def test_flags_add_to_the_file_relative_to_the_current_folder(folder: Path) -> N
     assert spec.b.settings == {"random_page_cost": "1.1", "jit": "off"}
 
 
+def test_a_synthesized_workload_needs_no_scripts_and_takes_its_cover(folder: Path) -> None:
+    (folder / "s.toml").write_text(
+        "[data]\nsource_dsn = 'postgresql:///shop'\nsample = 5\n"
+        "[workload]\nsynthesize = true\ncover = 80\n"
+    )
+    spec = read_spec(folder / "s.toml", AbFlags(), cwd=folder)
+    assert (spec.synthesize, spec.cover, spec.scripts, spec.sample) == (True, 80.0, (), 5.0)
+    assert read_spec(folder / "s.toml", AbFlags(cover=95), cwd=folder).cover == 95
+
+
 def test_flags_alone_make_an_ab_and_a_b_equal_to_a_is_allowed(folder: Path) -> None:
     spec = read_spec(None, AbFlags(setup=("schema.sql",), scripts=("read.sql",)), cwd=folder)
     assert spec.title == "A/B" and spec.a.sql == spec.b.sql == ()
@@ -83,6 +93,23 @@ def test_flags_alone_make_an_ab_and_a_b_equal_to_a_is_allowed(folder: Path) -> N
             AbFlags(scripts=("read.sql",), dump="schema.sql"),
             "a source database or a dump file, not both",
         ),
+        ("", AbFlags(setup=("schema.sql",), synthesize=True), "give source_dsn"),
+        (
+            "[data]\nsource_dsn = 'postgresql:///x'\n[workload]\nsynthesize = true\n",
+            AbFlags(scripts=("read.sql",)),
+            "your scripts or a synthesized one, not both",
+        ),
+        (
+            "[data]\nsource_dsn = 'postgresql:///x'\n",
+            AbFlags(synthesize=True, cover=0),
+            "--cover: expected a percentage from 1 to 100, got 0",
+        ),
+        (
+            "[data]\nsource_dsn = 'postgresql:///x'\nsample = 100\n",
+            AbFlags(scripts=("read.sql",)),
+            "field 'sample': expected a percentage above 0 and below 100",
+        ),
+        ("", AbFlags(setup=("schema.sql",), scripts=("read.sql",), sample=5), "give source_dsn"),
     ],
 )
 def test_bad_input_names_the_field(folder: Path, toml: str, flags: AbFlags, message: str) -> None:

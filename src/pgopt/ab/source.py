@@ -5,7 +5,8 @@ The script (no owners, no privileges: the copy belongs to pgopt's user) joins th
 data's setup files, so every timed run rebuilds the same data from it. pg_dump
 reads the source in one repeatable-read snapshot and writes nothing to it.
 `--table` patterns narrow the copy to the tables a workload needs (pg_dump's
-own pattern syntax; a table's indexes and constraints come with it).
+own pattern syntax; a table's indexes and constraints come with it); `--sample
+PCT` copies a sample of the big tables' rows (ab/sample.py).
 
 Column options that PostgreSQL does not define (a patched or extended source
 server may carry its own, such as `pg_attver`) are left out of the copy, and
@@ -18,13 +19,14 @@ import os
 import re
 import tarfile
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..binaries import PgBinaries
 from ..errors import UsageError
 from ..psql import Psql
 from ..redact import redact_dsn
+from .sample import write_sampled
 
 COLUMN_OPTIONS = frozenset({"n_distinct", "n_distinct_inherited"})  # ALTER COLUMN ... SET (...)
 _SET_COLUMN_OPTIONS = re.compile(r"^(ALTER TABLE ONLY \S+ ALTER COLUMN \S+ SET )\((.*)\);$")
@@ -34,30 +36,48 @@ _SET_COLUMN_OPTIONS = re.compile(r"^(ALTER TABLE ONLY \S+ ALTER COLUMN \S+ SET )
 class SourceCopy:
     script: Path
     left_out: dict[str, int]  # column options not copied, and how many columns had each
+    sampled: dict[str, tuple[int, bool]] = field(default_factory=dict)  # table: rows, sampled
 
 
-def dump_source(binaries: PgBinaries, dsn: str, tables: tuple[str, ...], into: Path) -> SourceCopy:
-    """Write the source database as `into`/source.sql; an error (exit 2) with pg_dump's
-    own reason when it cannot be read."""
+def dump_source(
+    binaries: PgBinaries,
+    dsn: str,
+    tables: tuple[str, ...],
+    into: Path,
+    sample: float | None = None,
+) -> SourceCopy:
+    """Write the source database as `into`/source.sql, its big tables sampled to
+    `sample` percent when given (ab/sample.py); an error (exit 2) with pg_dump's own
+    reason when it cannot be read."""
     script = into / "source.sql"
-    _run(
-        binaries,
-        "pg_dump",
-        [
-            "--format=plain",
-            "--no-owner",
-            "--no-privileges",
-            "--no-publications",
-            "--no-subscriptions",
-            f"--file={script}",
-            *(f"--table={t}" for t in tables),
-            f"--dbname={dsn}",
-        ],
-        what=f"copying {redact_dsn(dsn)}",
-    )
-    if tables and "CREATE TABLE" not in script.read_text():
+    sections = ("pre-data", "post-data") if sample is not None else (None,)
+    texts = []
+    for section in sections:
+        path = into / f"source-{section}.sql" if section else script
+        _run(
+            binaries,
+            "pg_dump",
+            [
+                "--format=plain",
+                "--no-owner",
+                "--no-privileges",
+                "--no-publications",
+                "--no-subscriptions",
+                *([f"--section={section}"] if section else []),
+                f"--file={path}",
+                *(f"--table={t}" for t in tables),
+                f"--dbname={dsn}",
+            ],
+            what=f"copying {redact_dsn(dsn)}",
+        )
+        texts.append(path.read_text())
+    if tables and "CREATE TABLE" not in texts[0]:
         raise UsageError(f"--table {', '.join(tables)}: no table of the source matches")
-    return _fit(script)
+    sampled = {}
+    if sample is not None:
+        sampled = write_sampled(texts[0], texts[1], dsn, sample, script)
+    copy = _fit(script)
+    return SourceCopy(copy.script, copy.left_out, sampled)
 
 
 def script_of_dump(binaries: PgBinaries, dump: Path, into: Path) -> SourceCopy:

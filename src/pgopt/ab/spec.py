@@ -5,10 +5,11 @@ file of it, `dump`, and/or SQL
 files that build it, run in pgopt's own database: the migrations and seed data of
 a CI job; or each variant's own schema, as when base and pull request differ in
 their migrations), the workload (the user's pgbench scripts
-with weights), and two variants, A and B, each a set of settings, SQL applied to
-the data (an index, a migration) and/or replacement scripts. B starts from A: it
-keeps A's settings and scripts unless it names its own. Files in ab.toml are
-relative to its folder; files given as flags, to the current folder.
+with weights, or, with `synthesize`, scripts made from the source's
+pg_stat_statements: ab/synthesize.py), and two variants, A and B, each a set of
+settings, SQL applied to the data (an index, a migration) and/or replacement
+scripts. B starts from A: it keeps A's settings and scripts unless it names its
+own. Files in ab.toml are relative to its folder; files given as flags, to the current folder.
 """
 
 from __future__ import annotations
@@ -46,9 +47,12 @@ class AbSpec:
     source_dsn: str | None = None  # the database to copy (pg_dump), before the setup files
     dump: Path | None = None  # or a dump file of it (any pg_dump format)
     tables: tuple[str, ...] = ()  # pg_dump --table patterns: copy only these
+    sample: float | None = None  # percent of each big table's rows to copy
     margin: float | None = None  # percent, as --margin takes it
     fail_on_regression: float | None = None  # percent
     require_decision: bool = False
+    synthesize: bool = False  # the workload from the source's pg_stat_statements
+    cover: float = 90.0  # percent of the source's execution time the synthesis takes
 
 
 @dataclass(frozen=True)
@@ -59,6 +63,7 @@ class AbFlags:
     source_dsn: str | None = None
     dump: str | None = None
     tables: tuple[str, ...] = ()
+    sample: float | None = None
     setup: tuple[str, ...] = ()
     scripts: tuple[str, ...] = ()
     a_sql: tuple[str, ...] = ()
@@ -67,6 +72,8 @@ class AbFlags:
     b_settings: tuple[str, ...] = ()
     a_scripts: tuple[str, ...] = ()
     b_scripts: tuple[str, ...] = ()
+    synthesize: bool = False
+    cover: float | None = None
 
 
 RUN_KEYS = ("clients", "duration", "reps", "warmup")
@@ -100,14 +107,19 @@ def read_spec(path: Path | None, flags: AbFlags, cwd: Path) -> AbSpec:
         source_dsn=source_dsn,
         dump=_dump(data, folder, flags.dump, cwd),
         tables=tuple(str(t) for t in data.array("tables", [])) + flags.tables,
+        sample=_sample(data, flags.sample),
         margin=_optional_number(gate, "margin"),
         fail_on_regression=_percent(gate, "fail_on_regression"),
         require_decision=bool(gate.flag("require_decision", False)),
+        synthesize=flags.synthesize or bool(workload.flag("synthesize", False)),
+        cover=_cover(workload, flags.cover),
     )
     for t in (data, workload, gate, top):
         t.done()  # a misspelt field first: it often explains what seems missing
     if spec.tables and not spec.source_dsn:
         raise LabError(f"{where}: tables name what to copy from a source: give source_dsn")
+    if spec.sample is not None and not spec.source_dsn:
+        raise LabError(f"{where}: a sample is taken from a source: give source_dsn")
     if spec.source_dsn and spec.dump:
         raise LabError(f"{where}: the data comes from a source database or a dump file, not both")
     if not (spec.setup or spec.source_dsn or spec.dump or spec.a.sql or spec.b.sql):
@@ -116,9 +128,17 @@ def read_spec(path: Path | None, flags: AbFlags, cwd: Path) -> AbSpec:
             "dump file: dump, --dump) "
             "and/or SQL files that build it ([data] setup, --setup; or each variant's sql)"
         )
-    if not spec.scripts:
+    if spec.synthesize and not spec.source_dsn:
         raise LabError(
-            f"{where}: the workload: name pgbench scripts ([workload] scripts, --script)"
+            f"{where}: a synthesized workload comes from a source's pg_stat_statements: "
+            "give source_dsn (--source-dsn)"
+        )
+    if spec.synthesize and spec.scripts:
+        raise LabError(f"{where}: the workload is your scripts or a synthesized one, not both")
+    if not (spec.scripts or spec.synthesize):
+        raise LabError(
+            f"{where}: the workload: name pgbench scripts ([workload] scripts, --script), "
+            "or synthesize them from the source's pg_stat_statements (synthesize, --synthesize)"
         )
     return spec
 
@@ -209,6 +229,28 @@ def _flag_settings(items: tuple[str, ...], flag: str) -> dict[str, str]:
             raise LabError(f"{flag} {item}: expected NAME=VALUE")
         out[name.strip()] = value.strip()
     return out
+
+
+def _sample(t: Table, flag: float | None) -> float | None:
+    """The percentage of each big table's rows to copy: above 0, below 100."""
+    own = _optional_number(t, "sample")
+    value = flag if flag is not None else own
+    if value is not None and not 0 < value < 100:
+        where = "--sample" if flag is not None else f"{t.where}: field 'sample'"
+        raise LabError(f"{where}: expected a percentage above 0 and below 100, got {value:g}")
+    return value
+
+
+def _cover(t: Table, flag: float | None) -> float:
+    """How much of the source's execution time to synthesize, in percent (1 to 100)."""
+    own = _optional_number(t, "cover")
+    value = flag if flag is not None else own
+    if value is None:
+        return 90.0
+    if not 0 < value <= 100:
+        where = "--cover" if flag is not None else f"{t.where}: field 'cover'"
+        raise LabError(f"{where}: expected a percentage from 1 to 100, got {value:g}")
+    return value
 
 
 def _optional_number(t: Table, key: str) -> float | None:

@@ -12,10 +12,14 @@ import click
 from ..ab.lab import ab_lab
 from ..ab.source import dump_source, script_of_dump
 from ..ab.spec import AbFlags, AbSpec, read_spec
+from ..ab.statements import synthesize_from
+from ..ab.workload_files import write_workload
 from ..binaries import CLIENT_PROGRAMS, find_binaries
 from ..model.result import LabResult
 from ..redact import redactor
 from ..report.gate import Gate, GateItem, evaluate
+from ..store import new_run_dir
+from .ab_synthesis import say_fidelity, say_synthesis
 from .app import cli, err
 from .gate_output import finish_gate, gate_of, gate_options
 from .running import check_run_options, password_of, run_lab, run_options
@@ -26,9 +30,26 @@ from .running import check_run_options, password_of, run_lab, run_options
 @click.option("--title", help="What this A/B asks, for the report.")
 @click.option("--source-dsn", help="Your database, copied with pg_dump (read only) as the data.")
 @click.option("--table", "tables", multiple=True, help="Copy only tables matching (repeatable).")
+@click.option(
+    "--sample",
+    type=float,
+    metavar="PCT",
+    help="Copy PCT percent of the rows of each table of 1 MiB or more, not all.",
+)
 @click.option("--dump", help="A dump file of your database (pg_dump, any format) as the data.")
 @click.option(
     "--setup", multiple=True, help="SQL file that builds the data (repeatable, in order)."
+)
+@click.option(
+    "--synthesize",
+    is_flag=True,
+    help="Make the workload from the source's pg_stat_statements (with --source-dsn).",
+)
+@click.option(
+    "--cover",
+    type=float,
+    metavar="PCT",
+    help="With --synthesize: take the statements making up PCT of the time (default 90).",
 )
 @click.option(
     "--script",
@@ -65,9 +86,20 @@ def ab_cmd(spec: Path | None, **options: Any) -> None:
         junit,
     )
     with tempfile.TemporaryDirectory(prefix="pgopt-ab-") as folder:
+        synthesis, run_dir = None, None
+        if ab.synthesize:
+            assert ab.source_dsn is not None
+            synthesis = synthesize_from(ab.source_dsn, ab.cover / 100)
+            if not options["dry_run"]:
+                run_dir = new_run_dir("ab", options["out_dir"])
+            scripts = write_workload(synthesis, (run_dir or Path(folder)) / "workload")
+            ab = replace(ab, scripts=scripts)
+            say_synthesis(synthesis, run_dir)
         if (ab.source_dsn or ab.dump) and not options["dry_run"]:
             ab = _with_copy(ab, options["pg_bin"], Path(folder))
-        result = run_lab(ab_lab(ab, Path(folder)), options)
+        result = run_lab(ab_lab(ab, Path(folder)), options, run_dir)
+    if result is not None and synthesis is not None and run_dir is not None:
+        say_fidelity(synthesis, result.step("a").runs, run_dir)
     if result is not None and gate.on:
         _gate(gate, result, junit)
 
@@ -77,7 +109,7 @@ def _with_copy(ab: AbSpec, pg_bin: str | None, folder: Path) -> AbSpec:
     first setup file."""
     binaries = find_binaries(pg_bin, need=CLIENT_PROGRAMS)
     if ab.source_dsn:
-        copied = dump_source(binaries, ab.source_dsn, ab.tables, folder)
+        copied = dump_source(binaries, ab.source_dsn, ab.tables, folder, ab.sample)
     else:
         assert ab.dump is not None
         copied = script_of_dump(binaries, ab.dump, folder)
@@ -87,6 +119,9 @@ def _with_copy(ab: AbSpec, pg_bin: str | None, folder: Path) -> AbSpec:
             f"({columns} columns): PostgreSQL does not define it",
             highlight=False,
         )
+    for table, (rows, sampled) in copied.sampled.items():
+        if sampled:
+            err.print(f"pgopt: sampled {table}: {rows:,} rows copied", highlight=False)
     return replace(ab, setup=(copied.script, *ab.setup))
 
 

@@ -109,8 +109,9 @@ def _make_target(options: dict[str, Any], say: Callable[[str], None]) -> Target:
     return EmbeddedTarget(binaries, workdir=workdir, keep=options["keep"], say=say)
 
 
-def run_lab(item: Lab, options: dict[str, Any]) -> LabResult | None:
-    """Run `item` as the options say and print its summary; None for --dry-run."""
+def run_lab(item: Lab, options: dict[str, Any], run_dir: Path | None = None) -> LabResult | None:
+    """Run `item` as the options say and print its summary; None for --dry-run. The
+    run's folder is `run_dir` when the caller made it already (to put files in it)."""
     steps = options.get("steps")
     params = resolve_params(
         item,
@@ -131,7 +132,7 @@ def run_lab(item: Lab, options: dict[str, Any]) -> LabResult | None:
         _print_plan(item, params, options)
         return None
     target = _make_target(options, display.message)
-    run_dir = new_run_dir(item.name, options["out_dir"])
+    run_dir = run_dir or new_run_dir(item.name, options["out_dir"])
     session = run_session(item, params, target, run_dir, display, command=_command_line())
     print_summary(out, session.result)
     out.print(f"result: {session.result_path}")

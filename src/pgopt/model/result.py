@@ -138,6 +138,7 @@ class Run:
     client_cpu_s: float | None = absent()
     progress: tuple[tuple[float, float], ...] | None = absent()
     statements: tuple[Statement, ...] | None = absent()
+    script_transactions: tuple[int, ...] | None = absent()  # per pgbench script, in order
     phases: tuple[RunPhase, ...] | None = absent()
     background: dict[str, Any] | None = absent()
     monitor: dict[str, Any] | None = absent()

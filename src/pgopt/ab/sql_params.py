@@ -1,0 +1,289 @@
+"""What a normalized statement from pg_stat_statements is, and what each of its
+parameters ($1, $2, ...) stands for, read with PostgreSQL's own parser (pglast).
+
+pg_stat_statements keeps statements with their constants replaced by $n and no
+values. To replay one, each $n must be drawn from the data it was compared with:
+the column on the other side of `=`, `<`, `IN (...)`, `BETWEEN`, `LIKE`, the column
+an INSERT or UPDATE writes it into, or LIMIT/OFFSET. A statement is replayable
+when it is one SELECT, INSERT, UPDATE or DELETE (no DDL, utility or session
+state), touches no system catalog, calls nothing with side effects outside the
+database, and every parameter is bound. Otherwise `Shape.refusal` says why.
+Pure: no server.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from pglast import ast, parse_sql
+from pglast.enums.parsenodes import A_Expr_Kind
+from pglast.parser import ParseError
+
+REPLAYABLE = (ast.SelectStmt, ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt)
+SIDE_EFFECTS = frozenset(
+    {
+        "pg_sleep",
+        "pg_sleep_for",
+        "pg_sleep_until",
+        "set_config",
+        "pg_notify",
+        "pg_terminate_backend",
+        "pg_cancel_backend",
+        "pg_advisory_lock",
+        "pg_advisory_xact_lock",
+        "pg_advisory_lock_shared",
+        "pg_advisory_xact_lock_shared",
+        "pg_try_advisory_lock",
+        "pg_try_advisory_xact_lock",
+        "pg_advisory_unlock",
+        "pg_advisory_unlock_all",
+        "dblink",
+        "dblink_exec",
+        "lo_import",
+        "lo_export",
+        "pg_stat_statements_reset",
+        "pg_stat_reset",
+    }
+)
+CATALOG_SCHEMAS = frozenset({"pg_catalog", "information_schema"})
+COMPARISONS = frozenset({"=", "<>", "!=", "<", "<=", ">", ">=", "~~", "~~*", "!~~", "!~~*"})
+COMPARING_KINDS = frozenset(
+    {
+        A_Expr_Kind.AEXPR_IN,
+        A_Expr_Kind.AEXPR_LIKE,
+        A_Expr_Kind.AEXPR_ILIKE,
+        A_Expr_Kind.AEXPR_BETWEEN,
+        A_Expr_Kind.AEXPR_NOT_BETWEEN,
+        A_Expr_Kind.AEXPR_DISTINCT,
+        A_Expr_Kind.AEXPR_NOT_DISTINCT,
+    }
+)
+
+
+@dataclass(frozen=True)
+class Table:
+    schema: str | None  # as written; None: found on the search path
+    name: str
+
+
+@dataclass(frozen=True)
+class ColumnUse:
+    """$n compared with, or written into, `column` of `table`."""
+
+    table: Table
+    column: str
+    written: bool = False  # INSERT ... VALUES / UPDATE ... SET: a new value of the column
+
+
+@dataclass(frozen=True)
+class Shape:
+    kind: str  # select, insert, update, delete, or the parse node of what is refused
+    params: dict[int, ColumnUse | str] = field(default_factory=dict)  # str: 'limit', 'offset'
+    tables: tuple[Table, ...] = ()
+    refusal: str | None = None  # why it cannot be replayed
+
+
+def shape_of(query: str, columns_of: Any) -> Shape:
+    """The shape of `query`; `columns_of(Table)` gives a table's column names in their
+    order (none when the table is unknown), to place unqualified column names and the
+    values of an INSERT without a column list."""
+    try:
+        parsed = parse_sql(query)
+    except ParseError as e:
+        return Shape("unparsed", refusal=f"PostgreSQL's parser does not read it: {e}")
+    if len(parsed) != 1:
+        return Shape("several", refusal="several statements in one")
+    stmt = parsed[0].stmt
+    name = type(stmt).__name__
+    if not isinstance(stmt, REPLAYABLE):
+        return Shape(name, refusal=_utility_reason(stmt))
+    kind = name.removesuffix("Stmt").lower()
+    if isinstance(stmt, ast.SelectStmt) and stmt.intoClause is not None:
+        return Shape(kind, refusal="SELECT INTO creates a table (DDL)")
+    tables = tuple(_tables(stmt))
+    if any(t.schema in CATALOG_SCHEMAS or t.name.startswith("pg_") for t in tables):
+        return Shape(kind, tables=tables, refusal="reads the system catalog: monitoring")
+    calls = sorted(_function_names(stmt) & SIDE_EFFECTS)
+    if calls:
+        return Shape(kind, tables=tables, refusal=f"calls {', '.join(calls)}: side effects")
+    finder = _Binder(columns_of)
+    finder.visit(stmt, ())
+    unbound = sorted(set(_param_numbers(stmt)) - set(finder.params))
+    if unbound:
+        return Shape(
+            kind,
+            finder.params,
+            tables,
+            refusal=f"${unbound[0]} is not compared with a column: no data to draw it from",
+        )
+    return Shape(kind, finder.params, tables)
+
+
+def _utility_reason(stmt: Any) -> str:
+    if isinstance(stmt, ast.TransactionStmt):
+        return "transaction control: each replayed statement is its own transaction"
+    if isinstance(stmt, (ast.VariableSetStmt, ast.VariableShowStmt, ast.DiscardStmt)):
+        return "session state (SET, SHOW, DISCARD)"
+    if isinstance(stmt, (ast.PrepareStmt, ast.ExecuteStmt, ast.DeallocateStmt)):
+        return "session state (prepared statements)"
+    if isinstance(stmt, ast.CopyStmt):
+        return "COPY: pgbench cannot send its data"
+    if isinstance(stmt, (ast.ListenStmt, ast.UnlistenStmt, ast.NotifyStmt)):
+        return "LISTEN/NOTIFY: session state"
+    return f"utility or DDL ({type(stmt).__name__.removesuffix('Stmt')})"
+
+
+def _walk(node: Any) -> Iterator[Any]:
+    """Every node under `node`, itself included."""
+    if isinstance(node, tuple | list):
+        for item in node:
+            yield from _walk(item)
+    elif isinstance(node, ast.Node):
+        yield node
+        for name in node:
+            yield from _walk(getattr(node, name))
+
+
+def _tables(stmt: Any) -> Iterator[Table]:
+    ctes = {c.ctename for c in _walk(stmt) if isinstance(c, ast.CommonTableExpr)}
+    for node in _walk(stmt):
+        if isinstance(node, ast.RangeVar) and not (
+            node.schemaname is None and node.relname in ctes
+        ):
+            yield _table_of(node)
+
+
+def _table_of(range_var: Any) -> Table:
+    return Table(range_var.schemaname, str(range_var.relname))
+
+
+def _function_names(stmt: Any) -> set[str]:
+    names = set()
+    for node in _walk(stmt):
+        if isinstance(node, ast.FuncCall):
+            last: Any = (node.funcname or (None,))[-1]
+            if isinstance(last, ast.String):
+                names.add(str(last.sval))
+    return names
+
+
+def _param_numbers(stmt: Any) -> Iterator[int]:
+    for node in _walk(stmt):
+        if isinstance(node, ast.ParamRef):
+            yield int(node.number or 0)
+
+
+def _param(node: Any) -> int | None:
+    """$n, also under a cast ($1::int)."""
+    while isinstance(node, ast.TypeCast):
+        node = node.arg
+    return int(node.number or 0) if isinstance(node, ast.ParamRef) else None
+
+
+def _column(node: Any) -> tuple[str, ...] | None:
+    while isinstance(node, ast.TypeCast):
+        node = node.arg
+    fields: Any = node.fields if isinstance(node, ast.ColumnRef) else None
+    if fields and all(isinstance(f, ast.String) for f in fields):
+        return tuple(str(f.sval) for f in fields)
+    return None
+
+
+def _compares(expr: Any) -> bool:
+    """A comparison of a column with one value (or a list of them): `= ANY($1)` takes
+    an array, which a column's values are not."""
+    if expr.kind in COMPARING_KINDS:
+        return True
+    op = expr.name[-1].sval if expr.name and isinstance(expr.name[-1], ast.String) else None
+    return expr.kind == A_Expr_Kind.AEXPR_OP and op in COMPARISONS
+
+
+Scope = tuple[dict[str, Table], ...]  # innermost first: alias or name -> table
+
+
+class _Binder:
+    """Walks a statement scope by scope and binds each $n to what it stands for."""
+
+    def __init__(self, columns_of: Any) -> None:
+        self.columns_of = columns_of
+        self.params: dict[int, ColumnUse | str] = {}
+
+    def visit(self, node: Any, outer: Scope) -> None:
+        if isinstance(node, tuple | list):
+            for item in node:
+                self.visit(item, outer)
+            return
+        if not isinstance(node, ast.Node):
+            return
+        scope = outer
+        if isinstance(node, REPLAYABLE):
+            scope = (self._range(node), *outer)
+            self._statement(node, scope)
+        elif isinstance(node, ast.A_Expr) and _compares(node):
+            self._comparison(node, scope)
+        for name in node:
+            self.visit(getattr(node, name), scope)
+
+    def _range(self, stmt: Any) -> dict[str, Table]:
+        found: dict[str, Table] = {}
+        sources = [getattr(stmt, "fromClause", None), getattr(stmt, "usingClause", None)]
+        target = getattr(stmt, "relation", None)
+        for node in _walk([s for s in sources if s] + ([target] if target else [])):
+            if isinstance(node, ast.RangeSubselect | ast.RangeFunction):
+                continue
+            if isinstance(node, ast.RangeVar):
+                table = _table_of(node)
+                alias: Any = node.alias
+                found[str(alias.aliasname) if alias else table.name] = table
+        return found
+
+    def _statement(self, stmt: Any, scope: Scope) -> None:
+        if isinstance(stmt, ast.SelectStmt):
+            for node, what in ((stmt.limitCount, "limit"), (stmt.limitOffset, "offset")):
+                n = _param(node)
+                if n is not None:
+                    self.params[n] = what
+        elif isinstance(stmt, ast.InsertStmt):
+            table = _table_of(stmt.relation)
+            names = [c.name for c in stmt.cols or ()] or list(self.columns_of(table))
+            source: Any = stmt.selectStmt
+            rows = source.valuesLists if source is not None else None
+            for row in rows or ():
+                for position, value in enumerate(row):
+                    n = _param(value)
+                    if n is not None and position < len(names):
+                        self.params[n] = ColumnUse(table, names[position], written=True)
+        elif isinstance(stmt, ast.UpdateStmt):
+            table = _table_of(stmt.relation)
+            for target in stmt.targetList or ():
+                n = _param(target.val)
+                if n is not None and target.name:
+                    self.params[n] = ColumnUse(table, target.name, written=True)
+
+    def _comparison(self, expr: Any, scope: Scope) -> None:
+        right = expr.rexpr if isinstance(expr.rexpr, tuple | list) else (expr.rexpr,)
+        for column, others in ((expr.lexpr, right), (expr.rexpr, (expr.lexpr,))):
+            use = self._resolve(_column(column), scope)
+            if use is None:
+                continue
+            for other in others:
+                n = _param(other)
+                if n is not None:
+                    self.params.setdefault(n, use)
+
+    def _resolve(self, name: tuple[str, ...] | None, scope: Scope) -> ColumnUse | None:
+        if not name:
+            return None
+        column = name[-1]
+        for tables in scope:
+            if len(name) >= 2:
+                table = tables.get(name[-2])
+                if table is not None:
+                    return ColumnUse(table, column)
+                continue
+            having = [t for t in tables.values() if column in self.columns_of(t)]
+            if len(having) == 1:
+                return ColumnUse(having[0], column)
+        return None

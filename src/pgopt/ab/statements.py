@@ -1,0 +1,149 @@
+"""Read what a synthesized workload is made of from the source database, read-only:
+its pg_stat_statements, its tables' columns, and each needed column's values (its
+pg_stats row, or, where the source has none, up to SAMPLE_ROWS values sampled
+from its rows).
+
+The session is read-only (default_transaction_read_only, a statement timeout and
+pgopt's application_name), so nothing here can write to the user's database.
+Read before pg_dump copies the source, so the copy's own statements are not
+taken for the workload.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from psycopg.rows import dict_row
+
+from ..errors import UsageError
+from ..queries import load
+from ..redact import redact_dsn
+from .synthesize import (
+    Catalog,
+    Column,
+    Pool,
+    Selection,
+    SourceStatement,
+    Synthesis,
+    needed_columns,
+    pool_from_rows,
+    pool_from_stats,
+    select,
+    synthesize,
+)
+
+SAMPLE_ROWS = 200
+READ_ONLY = "-c default_transaction_read_only=on -c statement_timeout=60s -c lock_timeout=5s"
+ENABLE = (
+    "add pg_stat_statements to shared_preload_libraries, restart the server, run "
+    "'create extension pg_stat_statements' in the database, and run your workload; "
+    "or name pgbench scripts ([workload] scripts, --script)"
+)
+
+
+def synthesize_from(dsn: str, cover: float) -> Synthesis:
+    """The workload of the source at `dsn`: the statements making up `cover` of its
+    execution time; one clear error (exit 2) when it cannot be read or holds nothing
+    to replay."""
+    where = redact_dsn(dsn)
+    try:
+        with psycopg.connect(
+            dsn, options=READ_ONLY, application_name="pgopt ab", autocommit=True
+        ) as conn:
+            statements = _statements(conn, where)
+            catalog = _catalog(conn)
+            selection = select(statements, catalog, cover)
+            pools = _pools(conn, selection, catalog)
+    except psycopg.Error as e:
+        raise UsageError(f"cannot read {where}: {_first_line(e)}") from e
+    synthesis = synthesize(selection, catalog, pools)
+    if not synthesis.scripts:
+        reasons = "; ".join(sorted({s.reason for s in synthesis.skipped})[:3])
+        raise UsageError(f"nothing in {where}'s pg_stat_statements can be replayed: {reasons}")
+    return synthesis
+
+
+def _rows(conn: psycopg.Connection[Any], query: Any, params: Any = None) -> list[dict[str, Any]]:
+    with conn.cursor(row_factory=dict_row) as cur:
+        return cur.execute(query, params).fetchall()
+
+
+def _statements(conn: psycopg.Connection[Any], where: str) -> list[SourceStatement]:
+    installed = _rows(conn, "select 1 from pg_extension where extname = 'pg_stat_statements'")
+    if not installed:
+        raise UsageError(f"{where} has no pg_stat_statements to take the workload from: {ENABLE}")
+    try:
+        rows = _rows(conn, load("source_statements", conn.info.server_version))
+    except psycopg.Error as e:
+        raise UsageError(f"{where}: pg_stat_statements: {_first_line(e)}: {ENABLE}") from e
+    if not rows:
+        raise UsageError(
+            f"{where}: pg_stat_statements holds no statements of this database yet: "
+            "run your workload first"
+        )
+    return [
+        SourceStatement(str(r["queryid"]), str(r["query"]), int(r["calls"]), float(r["total_ms"]))
+        for r in rows
+    ]
+
+
+def _catalog(conn: psycopg.Connection[Any]) -> Catalog:
+    tables: dict[tuple[str, str], dict[str, Column]] = {}
+    visible: dict[str, str] = {}
+    for r in _rows(conn, load("source_columns")):
+        key = (str(r["schema"]), str(r["table"]))
+        tables.setdefault(key, {})[str(r["column"])] = Column(
+            int(r["position"]), str(r["type"]), bool(r["is_unique"])
+        )
+        if r["visible"]:
+            visible[key[1]] = key[0]
+    return Catalog(tables, visible)
+
+
+def _pools(
+    conn: psycopg.Connection[Any], selection: Selection, catalog: Catalog
+) -> dict[tuple[str, str, str], Pool]:
+    pools = {}
+    for schema, table, column in sorted(needed_columns(selection, catalog)):
+        type_name = catalog.tables[(schema, table)][column].type
+        stats = _rows(
+            conn, load("column_stats"), {"schema": schema, "table": table, "column": column}
+        )
+        pool = None
+        if stats and (stats[0]["mcv"] or stats[0]["bounds"]):
+            s = stats[0]
+            pool = pool_from_stats(type_name, s["mcv"], s["mcf"], s["bounds"], s["null_frac"])
+        if pool is None or not (pool.values or pool.ranges):
+            pool = pool_from_rows(_sample(conn, schema, table, column))
+        pools[(schema, table, column)] = pool
+    return pools
+
+
+def _sample(conn: psycopg.Connection[Any], schema: str, table: str, column: str) -> list[str]:
+    """Up to SAMPLE_ROWS values of the column, spread over a big table by a Bernoulli
+    sample sized from the planner's row estimate."""
+    estimate = _rows(
+        conn,
+        "select greatest(c.reltuples, 0)::float8 as n, c.relkind in ('r', 'm') as sampled "
+        "from pg_class c join pg_namespace s on s.oid = c.relnamespace "
+        "where s.nspname = %s and c.relname = %s",
+        (schema, table),
+    )
+    n, sampled = (estimate[0]["n"], estimate[0]["sampled"]) if estimate else (0.0, False)
+    percent = min(100.0, 100.0 * 4 * SAMPLE_ROWS / n) if n else 100.0
+    source = sql.SQL("{}.{}").format(sql.Identifier(schema), sql.Identifier(table))
+    if sampled and percent < 100:
+        source = sql.SQL("{} tablesample bernoulli ({})").format(source, sql.Literal(percent))
+    query = sql.SQL("select {c}::text as v from {t} where {c} is not null limit {n}").format(
+        c=sql.Identifier(column), t=source, n=sql.Literal(SAMPLE_ROWS)
+    )
+    try:
+        return [str(r["v"]) for r in _rows(conn, query)]
+    except psycopg.errors.InsufficientPrivilege:
+        return []
+
+
+def _first_line(e: Exception) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0]

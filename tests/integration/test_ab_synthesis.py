@@ -1,0 +1,116 @@
+"""`pgopt ab --synthesize` on real servers: a known weighted workload runs on a source
+with pg_stat_statements; the workload pgopt makes from it replays each statement's
+share of calls within a few points, and its fidelity table says so."""
+
+import re
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from pgopt.binaries import PgBinaries
+from pgopt.cli import main
+from pgopt.store import load_document
+from pgopt.target.embedded import EmbeddedTarget
+
+SCHEMA = """\
+create table orders (id bigint generated always as identity primary key,
+                     customer_id int not null, status text not null);
+insert into orders (customer_id, status)
+select (random() * 5000)::int, (array['new', 'paid', 'shipped'])[1 + i % 3]
+from generate_series(1, 30000) i;
+create index orders_customer on orders (customer_id);
+create table notes (id int primary key, body text);
+insert into notes select i, 'note ' || i from generate_series(1, 2000) i;
+analyze;
+"""
+# the known mix: weights 6, 3, 1, and a SET that must be skipped with its reason
+SCRIPTS = {
+    "by_id.sql": ("\\set i random(1, 30000)\nselect * from orders where id = :i;\n", 6),
+    "by_customer.sql": (
+        "\\set c random(1, 5000)\nselect count(*) from orders where customer_id = :c;\n",
+        3,
+    ),
+    "by_status.sql": ("select count(*) from orders where status = 'paid';\n", 1),
+    "session.sql": ("set application_name = 'shop';\n", 1),
+}
+
+
+@pytest.fixture(scope="module")
+def source_server(binaries: PgBinaries) -> Iterator[EmbeddedTarget]:
+    with EmbeddedTarget(binaries) as target:
+        yield target
+
+
+@pytest.fixture
+def source(source_server: EmbeddedTarget, binaries: PgBinaries, tmp_path: Path) -> str:
+    """A database whose pg_stat_statements saw the known mix, run by pgbench."""
+    admin = f"postgresql://postgres@127.0.0.1:{source_server.port}/postgres"
+    name = f"shop_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"create database {name}")
+    dsn = admin.rsplit("/", 1)[0] + f"/{name}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("create extension pg_stat_statements")
+        conn.execute(SCHEMA)
+        conn.execute("select pg_stat_statements_reset()")
+    args = []
+    for file, (text, weight) in SCRIPTS.items():
+        (tmp_path / file).write_text(text)
+        args += ["-f", f"{tmp_path / file}@{weight}"]
+    pgbench = str(binaries.path("pgbench"))
+    subprocess.run(
+        [pgbench, "-n", "-c", "2", "-t", "1500", *args, dsn], check=True, capture_output=True
+    )
+    return dsn
+
+
+def test_a_synthesized_workload_replays_the_sources_mix(
+    tmp_path: Path, workdir: Path, source: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out"
+    args = ["ab", "--source-dsn", source, "--synthesize", "--cover", "100"]
+    args += ["--duration", "3", "--reps", "3", "--workdir", str(workdir), "--out", str(out)]
+    assert main(args) == 0
+    result = load_document(out)
+    assert [s["name"] for s in result["steps"]] == ["a", "b"]
+
+    workload = out / "workload"
+    scripts = sorted(p.name for p in workload.glob("q*.sql"))
+    assert scripts == ["q01.sql", "q02.sql", "q03.sql"]
+    readme = (workload / "README.md").read_text()
+    assert "set application_name" in readme and "session state" in readme
+    texts = "".join((workload / s).read_text() for s in scripts)
+    assert "from pg_stats" in texts and "\\set pgopt_r1 random(1, 10000)" in texts
+
+    fidelity = (workload / "fidelity.md").read_text()
+    shares = {}
+    for line in fidelity.splitlines():
+        m = re.match(r"\| (q\d\d) \| `(.*)` \| ([\d.]+)% \| ([\d.]+)% \|", line)
+        if m:
+            shares[m.group(2)] = (float(m.group(3)), float(m.group(4)))
+    assert len(shares) == 3
+    expected = {"where id =": 60.0, "customer_id =": 30.0, "status =": 10.0}
+    for query, (source_share, replay_share) in shares.items():
+        (want,) = (v for k, v in expected.items() if k in query)
+        assert abs(source_share - want) < 4, (query, source_share)
+        assert abs(replay_share - source_share) < 4, (query, replay_share, source_share)
+    assert re.search(r"Calls within [0-3]\.\d points", fidelity)
+    assert "fidelity" in capsys.readouterr().out
+
+
+def test_a_source_without_pg_stat_statements_is_one_line_and_exit_2(
+    tmp_path: Path,
+    workdir: Path,
+    source_server: EmbeddedTarget,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    dsn = f"postgresql://postgres@127.0.0.1:{source_server.port}/postgres"
+    args = ["ab", "--source-dsn", dsn, "--synthesize", "--workdir", str(workdir)]
+    assert main([*args, "--out", str(tmp_path / "out")]) == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(err) == 1 and "no pg_stat_statements" in err[0]
+    assert "shared_preload_libraries" in err[0]
