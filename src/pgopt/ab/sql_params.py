@@ -103,6 +103,8 @@ def shape_of(query: str, columns_of: Any) -> Shape:
     if isinstance(stmt, ast.SelectStmt) and stmt.intoClause is not None:
         return Shape(kind, refusal="SELECT INTO creates a table (DDL)")
     tables = tuple(_tables(stmt))
+    if not tables:
+        return Shape(kind, refusal="reads no table: a client's check, not the workload")
     if any(t.schema in CATALOG_SCHEMAS or t.name.startswith("pg_") for t in tables):
         return Shape(kind, tables=tables, refusal="reads the system catalog: monitoring")
     calls = sorted(_function_names(stmt) & SIDE_EFFECTS)

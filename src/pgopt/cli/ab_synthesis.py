@@ -29,7 +29,9 @@ def say_synthesis(synthesis: Synthesis, run_dir: Path | None) -> None:
     err.print(
         f"replayed: {synthesis.replayed_share:.1%} of the source's execution time; "
         f"{len(synthesis.skipped)} statement(s) not replayed"
-        + (f" (why: {run_dir / 'workload' / 'README.md'})" if run_dir else ""),
+        + (
+            f" (why: {run_dir / 'workload' / 'README.md'})" if run_dir and synthesis.skipped else ""
+        ),
         highlight=False,
     )
 
