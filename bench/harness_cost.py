@@ -14,8 +14,10 @@ freshly created pgbench tables after a CHECKPOINT, for the same `-T`:
 
 Every arm's figure is pgbench's own tps for its whole run, and every arm is compared
 with `plain` in the same round by the project's rule (paired t on the log ratios).
-Rounds continue (from 4, up to `--max-rounds`) until the interval of pgopt/plain
-decides against 0.98: above it (pgopt costs under 2%) or below. The output says
+`--setting NAME=VALUE` applies to the server for every arm (`synchronous_commit=off`
+takes the virtual disk's fsync, which varies 4x from run to run, out of a question
+about 2%). Rounds continue (from 4, up to `--max-rounds`) until the interval of
+pgopt/plain decides against 0.98: above it (pgopt costs under 2%) or below. The output says
 how many rounds that took, each part's cost, and the sampler's own CPU.
 """
 
@@ -129,6 +131,13 @@ def main() -> None:
     parser.add_argument("--max-rounds", type=int, default=12)
     parser.add_argument("--arms", default=",".join(ARMS))
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--setting",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="server setting for every arm (e.g. synchronous_commit=off: no fsync noise)",
+    )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     arms = tuple(a for a in args.arms.split(",") if a)
@@ -140,6 +149,10 @@ def main() -> None:
     with EmbeddedTarget(binaries) as server:
         with server.connect("postgres") as conn:
             conn.execute("create database plain")
+            for item in args.setting:
+                name, _, value = item.partition("=")
+                conn.execute(f"alter system set {name} = '{value}'")
+            conn.execute("select pg_reload_conf()")
         bench = Bench(server, binaries, args)
         for planned in draw_rounds(args.seed, 0, arms, args.max_rounds):
             orders.append(list(planned.order))
@@ -168,6 +181,7 @@ def _summary(
         "command": "bench/harness_cost.py " + " ".join(sys.argv[1:]),
         "workload": args.workload,
         "duration_s": args.duration,
+        "settings": args.setting,
         "rounds": rounds,
         "orders": orders,
         "tps": values,

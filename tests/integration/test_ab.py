@@ -116,6 +116,19 @@ def test_a_variant_whose_sql_fails_is_one_line_and_exit_2(
     assert "no_such_table" in err and "Traceback" not in err
 
 
+def test_a_script_that_fails_on_the_copy_is_one_line_and_exit_2(
+    tmp_path: Path, workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Exit 2 (bad input), not 1: in CI, 1 means the gate found a regression."""
+    folder = write_ab(tmp_path / "ab")
+    (folder / "by_customer.sql").write_text("select count(*) from no_such_orders;\n")
+    code = main(["ab", str(folder), "--workdir", str(workdir), "--out", str(tmp_path / "out")])
+    assert code == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if line.startswith("pgopt:")]
+    assert len(err) == 1 and "no_such_orders" in err[0], err
+    assert err[0].startswith("pgopt: error: the workload failed on the copy")
+
+
 @pytest.fixture
 def source(binaries: PgBinaries) -> Iterator[str]:
     """A user's database with the orders table: on the local PostgreSQL 15 when it

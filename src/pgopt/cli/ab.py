@@ -15,6 +15,7 @@ from ..ab.spec import AbFlags, AbSpec, read_spec
 from ..ab.statements import synthesize_from
 from ..ab.workload_files import write_workload
 from ..binaries import CLIENT_PROGRAMS, find_binaries
+from ..errors import BenchError, UsageError
 from ..model.result import LabResult
 from ..redact import redactor
 from ..report.gate import Gate, GateItem, evaluate
@@ -97,7 +98,11 @@ def ab_cmd(spec: Path | None, **options: Any) -> None:
             say_synthesis(synthesis, run_dir)
         if (ab.source_dsn or ab.dump) and not options["dry_run"]:
             ab = _with_copy(ab, options["pg_bin"], Path(folder))
-        result = run_lab(ab_lab(ab, Path(folder)), options, run_dir)
+        try:
+            result = run_lab(ab_lab(ab, Path(folder)), options, run_dir)
+        except BenchError as e:
+            # exit 2, not 1: to a CI job, 1 is the gate's regression
+            raise UsageError(f"the workload failed on the copy: {e}") from e
     if result is not None and synthesis is not None and run_dir is not None:
         say_fidelity(synthesis, result.step("a").runs, run_dir)
     if result is not None and gate.on:
