@@ -32,13 +32,13 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import psycopg
 
 from .model.observation import SamplerCost
 from .queries import load
-from .target.base import LAB_DATABASE, Target
+from .target.base import LAB_DATABASE
 
 SAMPLES_PER_RUN = 150
 MAX_RATE_HZ = 10.0
@@ -72,11 +72,20 @@ class _Span:
     end: float | None = None
 
 
+class SampledServer(Protocol):
+    """What the sampler needs of a server: how to connect, and (where the server runs
+    on this machine) a backend's CPU time. A Target is one."""
+
+    def conninfo(self, dbname: str | None = None) -> dict[str, Any]: ...
+
+    def backend_cpu_s(self, pid: int) -> float | None: ...
+
+
 @dataclass
 class WaitSampler:
     """Context manager: samples from entry to exit on a thread of its own."""
 
-    target: Target
+    target: SampledServer
     scope: Scope = LAB_SCOPE
     interval_s: float = 1 / MAX_RATE_HZ
     read_only: bool = False  # a session that may not create even a temporary function

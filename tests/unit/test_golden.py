@@ -35,6 +35,7 @@ COMMANDS: tuple[list[str], ...] = (
     ["report"],
     ["compare"],
     ["ab"],
+    ["advise"],
 )
 
 

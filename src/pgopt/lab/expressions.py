@@ -1,5 +1,6 @@
 """Values computed at run time: settings from the machine (`shared_buffers =
-"{ram_mb // 4}MB"`), dataset variables from the dataset size (`"{rows // 10000}"`).
+"{ram_mb // 4}MB"`), dataset variables from the dataset size (`"{rows // 10000}"`),
+and an advise rule's derived figures (`evaluate`).
 
 A value may hold `{expression}` parts: integer arithmetic (+ - * // / %),
 `min(...)`, `max(...)`, numbers, and the names the engine provides (`ram_mb`,
@@ -53,17 +54,18 @@ def _evaluate(node: ast.AST, names: Mapping[str, float]) -> float:
     raise LabError(f"unsupported expression {ast.unparse(node)!r}")
 
 
+def evaluate(expression: str, names: Mapping[str, float]) -> float:
+    """The value of one expression (ZeroDivisionError when it divides by zero)."""
+    try:
+        tree = ast.parse(expression.strip(), mode="eval")
+    except SyntaxError as e:
+        raise LabError(f"invalid expression {expression!r}: {e.msg}") from None
+    return _evaluate(tree, names)
+
+
 def expand(value: str, names: Mapping[str, float]) -> str:
     """Replace every `{expression}` in `value` by its integer value."""
-
-    def one(match: re.Match[str]) -> str:
-        try:
-            tree = ast.parse(match.group(1).strip(), mode="eval")
-        except SyntaxError as e:
-            raise LabError(f"invalid expression {match.group(1)!r}: {e.msg}") from None
-        return str(int(_evaluate(tree, names)))
-
-    return _PART.sub(one, value)
+    return _PART.sub(lambda m: str(int(evaluate(m.group(1), names))), value)
 
 
 def check(value: str, names: Iterable[str] = NAMES) -> None:

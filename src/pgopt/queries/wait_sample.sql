@@ -3,7 +3,8 @@
 --   Type:Event          active and waiting, e.g. IO:WalSync, Lock:transactionid
 --   IdleInTransaction   between statements of an open transaction
 --   Client:ClientRead   idle, waiting for the client's next command
--- Parameters: databases (name[]) and applications (text[]) to watch.
+-- Parameters: databases (name[]) and applications (text[]) to watch; no applications:
+-- every application but pgopt's own (pgopt advise on a live server).
 select bucket, count(*)::int as backends
 from (
     select case
@@ -13,7 +14,8 @@ from (
            end as bucket
     from pg_stat_activity
     where datname = any(%(databases)s)
-      and application_name = any(%(applications)s)
+      and (application_name = any(%(applications)s)
+           or (cardinality(%(applications)s::text[]) = 0 and application_name not like 'pgopt%%'))
       and pid <> pg_backend_pid()
 ) classified
 where bucket is not null

@@ -1,0 +1,125 @@
+"""Read a live server's evidence for `pgopt advise`, read-only.
+
+One session with default_transaction_read_only, a statement and a lock timeout and
+the application_name `pgopt advise`: nothing it runs can write, wait long on a
+lock, or go unnoticed. It reads what the evidence is worth (queries/
+advise_evidence.sql), each rule's query at the start of the sample, samples the
+wait events of the server's other sessions for the sample's length (the labs'
+sampler, every application but pgopt's own), and reads the queries of rules that
+count rates again at the end. A query this role may not run makes its rules
+"not checked", with the server's reason.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+from psycopg.rows import dict_row
+
+from ..errors import TargetError
+from ..queries import load
+from ..redact import redact_dsn
+from ..sampler import Scope, WaitSampler
+from .findings import Evidence
+from .rules import Rule
+
+READ_ONLY = "-c default_transaction_read_only=on -c statement_timeout=30s -c lock_timeout=2s"
+APPLICATION = "pgopt advise"
+
+
+@dataclass
+class LiveServer:
+    """The user's server as the sampler sees it: a DSN, no CPU figures (it may be remote)."""
+
+    params: dict[str, Any]
+
+    def conninfo(self, dbname: str | None = None) -> dict[str, Any]:
+        return {**self.params, **({"dbname": dbname} if dbname else {})}
+
+    def backend_cpu_s(self, pid: int) -> float | None:
+        return None
+
+
+@dataclass(frozen=True)
+class Readings:
+    evidence: Evidence
+    before: dict[str, list[dict[str, Any]]]  # query name -> rows
+    after: dict[str, list[dict[str, Any]]]
+    failed: dict[str, str]  # query name -> the server's reason
+
+
+def read_server(
+    dsn: str, rules: Iterable[Rule], sample_s: float, say: Callable[[str], None]
+) -> Readings:
+    where = redact_dsn(dsn)
+    try:
+        params: dict[str, Any] = {
+            **conninfo_to_dict(dsn),
+            "options": READ_ONLY,
+            "application_name": APPLICATION,
+        }
+    except psycopg.ProgrammingError as e:
+        raise TargetError(f"--dsn: {_first_line(e)}") from e
+    try:
+        with psycopg.connect(**params, autocommit=True, connect_timeout=10) as conn:
+            facts = _rows(conn, load("advise_evidence"))[0]
+            major = int(facts["version_num"]) // 10000
+            wanted = [r for r in rules if r.applies_to(major)]
+            queries = sorted({r.query for r in wanted})
+            before, failed = _read_all(conn, queries, int(facts["version_num"]))
+            databases = [r["datname"] for r in _rows(conn, "select datname from pg_database")]
+            say(f"sampling the server's sessions for {sample_s:g} s")
+            started = time.monotonic()
+            sampler = WaitSampler(
+                LiveServer(params),
+                scope=Scope(tuple(databases), ()),
+                interval_s=0.1,
+                read_only=True,
+            )
+            with sampler:
+                time.sleep(sample_s)
+            elapsed = time.monotonic() - started
+            rated = sorted({r.query for r in wanted if r.rates} - set(failed))
+            after_rated, more_failed = _read_all(conn, rated, int(facts["version_num"]))
+    except psycopg.OperationalError as e:
+        raise TargetError(f"cannot read {where}: {_first_line(e)}") from e
+    after = {**before, **after_rated}
+    evidence = Evidence(
+        version_num=int(facts["version_num"]),
+        stats_age_s=float(facts["stats_age_s"]),
+        uptime_s=float(facts["uptime_s"]),
+        stats_visible=bool(facts["stats_visible"]),
+        statements=bool(facts["statements"]),
+        never_analyzed=tuple(facts["never_analyzed"]),
+        sample_s=elapsed,
+        waits=sampler.counts,
+    )
+    return Readings(evidence, before, after, {**failed, **more_failed})
+
+
+def _read_all(
+    conn: psycopg.Connection[Any], names: list[str], version_num: int
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, str]]:
+    rows, failed = {}, {}
+    for name in names:
+        try:
+            rows[name] = _rows(conn, load(name, version_num))
+        except psycopg.Error as e:
+            if isinstance(e, psycopg.OperationalError) and conn.closed:
+                raise
+            failed[name] = _first_line(e)
+    return rows, failed
+
+
+def _rows(conn: psycopg.Connection[Any], query: str) -> list[dict[str, Any]]:
+    with conn.cursor(row_factory=dict_row) as cur:
+        return cur.execute(query, {}).fetchall()  # {}: '%%' in the query reads as '%'
+
+
+def _first_line(e: Exception) -> str:
+    return (str(e).strip().splitlines() or [type(e).__name__])[0]

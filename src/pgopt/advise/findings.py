@@ -1,0 +1,180 @@
+"""Rules applied to the evidence (pure): rates over the sample, wait shares, the SQL
+check of a statement's text, derived figures, thresholds; a finding per row that
+meets them, or the reason a rule could not be checked.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pglast import ast, parse_sql
+from pglast.enums.lockoptions import LockClauseStrength, LockWaitPolicy
+from pglast.parser import ParseError
+
+from .rules import Rule, Severity
+
+IDLE_BUCKETS = frozenset({"client:clientread", "idleintransaction"})
+STATS_HISTORY_S = 7 * 86_400  # pgdoctor: statistics younger than 7 days prove no absence
+HISTORY_SOURCE = "pgdoctor: statistics younger than 7 days prove no absence"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the evidence is worth: its age, what this role can see, the sample."""
+
+    version_num: int
+    stats_age_s: float
+    uptime_s: float
+    stats_visible: bool
+    statements: bool
+    never_analyzed: tuple[str, ...]
+    sample_s: float
+    waits: Counter[str] = field(default_factory=Counter)
+
+    @property
+    def major(self) -> int:
+        return self.version_num // 10000
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: Rule
+    message: str
+    fix: str
+    evidence: dict[str, Any]
+
+    @property
+    def severity(self) -> Severity:
+        return self.rule.severity
+
+
+@dataclass(frozen=True)
+class NotChecked:
+    rule: Rule
+    reason: str
+
+
+def unmet_need(rule: Rule, evidence: Evidence) -> str | None:
+    """Why the evidence cannot support `rule`, or None."""
+    if not rule.applies_to(evidence.major):
+        return f"applies to PostgreSQL {rule.versions[0]} to {rule.versions[1]}"
+    if "statements" in rule.needs and not evidence.statements:
+        return (
+            "pg_stat_statements is not installed in this database: add it to "
+            "shared_preload_libraries, restart, and run 'create extension pg_stat_statements'"
+        )
+    if "pg_stats" in rule.needs and not evidence.stats_visible:
+        return (
+            "pg_stats shows this role nothing: grant it pg_read_all_stats (or SELECT on the tables)"
+        )
+    if "history" in rule.needs and evidence.stats_age_s < STATS_HISTORY_S:
+        days = evidence.stats_age_s / 86_400
+        return f"statistics are {days:.1f} days old ({HISTORY_SOURCE})"
+    return None
+
+
+def wait_share(waits: Counter[str], events: Sequence[str]) -> float:
+    """The share of sampled active backends (CPU or a wait, not idle) in `events`,
+    matched without regard to case (PostgreSQL 17 renamed WALSync to WalSync)."""
+    active = {k.lower(): v for k, v in waits.items() if k.lower() not in IDLE_BUCKETS}
+    total = sum(active.values())
+    wanted = {e.lower() for e in events}
+    return sum(v for k, v in active.items() if k in wanted) / total if total else 0.0
+
+
+def locks_rows_without_skip_locked(query: str) -> bool:
+    """A SELECT ... FOR UPDATE/SHARE that waits for a locked row (no SKIP LOCKED, no NOWAIT)."""
+    try:
+        statements = parse_sql(query)
+    except ParseError:
+        return False
+    for raw in statements:
+        for node in _walk(raw.stmt):
+            if (
+                isinstance(node, ast.LockingClause)
+                and node.waitPolicy == LockWaitPolicy.LockWaitBlock
+            ):
+                return node.strength != LockClauseStrength.LCS_NONE
+    return False
+
+
+FILTERS = {"locks_rows_without_skip_locked": locks_rows_without_skip_locked}
+
+
+def _walk(node: Any) -> Any:
+    if isinstance(node, tuple | list):
+        for item in node:
+            yield from _walk(item)
+    elif isinstance(node, ast.Node):
+        yield node
+        for name in node:
+            yield from _walk(getattr(node, name))
+
+
+def apply(
+    rule: Rule,
+    before: list[dict[str, Any]],
+    after: list[dict[str, Any]],
+    evidence: Evidence,
+) -> list[Finding]:
+    """The findings of `rule`: `after` is the evidence at the end of the sample,
+    `before` at its start (for rates; the same rows when the rule has none)."""
+    earlier = {_key(rule, row): row for row in before}
+    found = []
+    for row in after:
+        if rule.filter is not None and not FILTERS[rule.filter](str(row.get("query", ""))):
+            continue
+        row = dict(row)
+        if rule.rates:
+            start = earlier.get(_key(rule, row))
+            if start is None:
+                continue  # appeared during the sample: no rate
+            for name in rule.rates:
+                delta = float(row[name] or 0) - float(start[name] or 0)
+                row[f"{name}_per_s"] = delta / evidence.sample_s if evidence.sample_s else 0.0
+        if rule.waits:
+            row["wait_share"] = wait_share(evidence.waits, rule.waits)
+        if "query" in row:
+            row["query_short"] = _short(str(row["query"]))
+        row = rule.derive(row)
+        if rule.met_by(row):
+            found.append(Finding(rule, _fill(rule.message, row), _fill(rule.fix, row), _plain(row)))
+    return found
+
+
+def _key(rule: Rule, row: dict[str, Any]) -> tuple[Any, ...]:
+    return tuple(row.get(k) for k in rule.key)
+
+
+def _short(query: str, width: int = 80) -> str:
+    flat = " ".join(query.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+class _Blank(dict[str, Any]):
+    def __missing__(self, key: str) -> str:
+        return "?"
+
+
+def _fill(template: str, row: dict[str, Any]) -> str:
+    try:
+        return template.format_map(_Blank(row))
+    except (ValueError, TypeError):  # a None where a number format was asked
+        safe = {k: ("?" if v is None else v) for k, v in row.items()}
+        return template.format_map(_Blank({k: str(v) for k, v in safe.items()}))
+
+
+def _plain(row: dict[str, Any]) -> dict[str, Any]:
+    """The row as JSON takes it: numbers rounded, other values as text."""
+    out: dict[str, Any] = {}
+    for k, v in row.items():
+        if isinstance(v, float):
+            out[k] = round(v, 4)
+        elif v is None or isinstance(v, int | bool | str):
+            out[k] = v
+        else:
+            out[k] = str(v)
+    return out

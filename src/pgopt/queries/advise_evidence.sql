@@ -1,0 +1,13 @@
+-- What the evidence is worth (pgopt advise): how old the statistics are, how long the
+-- server has run, whether pg_stats shows this role anything, and tables never analyzed.
+select extract(epoch from now() - coalesce(
+           (select stats_reset from pg_stat_database where datname = current_database()),
+           pg_postmaster_start_time()))::float8 as stats_age_s,
+       extract(epoch from now() - pg_postmaster_start_time())::float8 as uptime_s,
+       exists (select 1 from pg_stats where schemaname not in ('pg_catalog', 'information_schema'))
+         as stats_visible,
+       array(select format('%%I.%%I', schemaname, relname) from pg_stat_user_tables
+             where last_analyze is null and last_autoanalyze is null and n_live_tup > 0
+             order by 1) as never_analyzed,
+       exists (select 1 from pg_extension where extname = 'pg_stat_statements') as statements,
+       current_setting('server_version_num')::int as version_num

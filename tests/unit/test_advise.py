@@ -1,0 +1,195 @@
+"""`pgopt advise` without a server: the rule files, thresholds and their sources,
+rates over the sample, wait shares, the SQL check of FOR UPDATE, and the reasons a
+rule is not checked."""
+
+from collections import Counter
+
+import pytest
+
+from pgopt.advise.advice import advice_document, advise
+from pgopt.advise.evidence import Readings
+from pgopt.advise.findings import (
+    Evidence,
+    apply,
+    locks_rows_without_skip_locked,
+    unmet_need,
+    wait_share,
+)
+from pgopt.advise.rules import Threshold, all_rules, read_rule
+from pgopt.errors import LabError
+
+RULES = {r.id: r for r in all_rules()}
+
+
+def evidence(**changes: object) -> Evidence:
+    base: dict[str, object] = {
+        "version_num": 180006,
+        "stats_age_s": 30 * 86_400,
+        "uptime_s": 30 * 86_400,
+        "stats_visible": True,
+        "statements": True,
+        "never_analyzed": (),
+        "sample_s": 10.0,
+        "waits": Counter(),
+    }
+    return Evidence(**{**base, **changes})  # type: ignore[arg-type]
+
+
+def test_every_rule_loads_with_a_source_for_each_threshold() -> None:
+    assert len(RULES) >= 16
+    for rule in RULES.values():
+        assert rule.thresholds or rule.source
+        assert all(t.source for t in rule.thresholds)
+    assert [r.severity.value for r in all_rules()] == sorted(
+        (r.severity.value for r in all_rules()), key=["critical", "warning", "info"].index
+    )
+
+
+def test_a_hot_sequence_without_cache_is_found_by_its_rate_and_a_cached_one_is_not() -> None:
+    rule = RULES["sequence-without-cache"]
+    before = [
+        {"sequence": "public.hot", "cache_size": 1, "last_value": 1000},
+        {"sequence": "public.cached", "cache_size": 100, "last_value": 1000},
+        {"sequence": "public.cold", "cache_size": 1, "last_value": 1000},
+    ]
+    after = [
+        {"sequence": "public.hot", "cache_size": 1, "last_value": 51_000},
+        {"sequence": "public.cached", "cache_size": 100, "last_value": 51_000},
+        {"sequence": "public.cold", "cache_size": 1, "last_value": 1010},
+    ]
+    (found,) = apply(rule, before, after, evidence())
+    assert found.message == "public.hot: cache 1, 5,000 values a second during the sample"
+    assert found.evidence["last_value_per_s"] == 5000
+    assert "CACHE 100" in found.fix
+
+
+def test_a_lock_queue_needs_the_statement_and_the_waits() -> None:
+    rule = RULES["lock-queue"]
+    rows = [
+        {"queryid": "1", "query": "select * from q where id = $1 for update", "calls": 0},
+        {"queryid": "2", "query": "select * from q limit $1 for update skip locked", "calls": 0},
+    ]
+    later = [{**rows[0], "calls": 500}, {**rows[1], "calls": 500}]
+    waits = Counter({"Lock:transactionid": 30, "CPU": 50, "Client:ClientRead": 400})
+    (found,) = apply(rule, rows, later, evidence(waits=waits))
+    assert found.evidence["calls_per_s"] == 50 and found.evidence["wait_share"] == 30 / 80
+    assert apply(rule, rows, later, evidence(waits=Counter({"CPU": 80}))) == []
+
+
+def test_wait_shares_are_of_active_time_and_ignore_the_case_of_event_names() -> None:
+    waits = Counter({"IO:WalSync": 20, "LWLock:WALWrite": 10, "CPU": 70, "Client:ClientRead": 900})
+    assert wait_share(waits, ["IO:WALSync", "LWLock:WALWrite"]) == pytest.approx(0.3)
+    assert wait_share(Counter(), ["CPU"]) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("query", "waits_for_a_row"),
+    [
+        ("select id from jobs where state = $1 order by id limit $2 for update", True),
+        ("select id from jobs for no key update", True),
+        ("with x as (select id from q for update) delete from q using x where q.id = x.id", True),
+        ("select id from jobs for update skip locked", False),
+        ("select id from jobs for share nowait", False),
+        ("select 'for update' from jobs", False),
+        ("update jobs set n = n + 1", False),
+        ("not sql at all", False),
+    ],
+)
+def test_for_update_without_skip_locked_is_found_by_the_parser(
+    query: str, waits_for_a_row: bool
+) -> None:
+    assert locks_rows_without_skip_locked(query) is waits_for_a_row
+
+
+def test_derived_figures_and_any_thresholds() -> None:
+    rule = RULES["cache-hit-ratio"]
+    before = [{"database": "shop", "blks_hit": 0, "blks_read": 0, "xact_commit": 0}]
+    after = [{"database": "shop", "blks_hit": 9000, "blks_read": 1000, "xact_commit": 0}]
+    (found,) = apply(rule, before, after, evidence())
+    assert found.evidence["hit_ratio"] == pytest.approx(0.9)
+    idle = [{"database": "shop", "blks_hit": 0, "blks_read": 0, "xact_commit": 0}]
+    assert apply(rule, before, idle, evidence()) == []  # no reads: no ratio, no finding
+    logging = RULES["statement-logging"]
+    assert apply(
+        logging, [], [{"log_statement": "none", "log_min_duration_statement": "0"}], evidence()
+    )
+    assert not apply(
+        logging, [], [{"log_statement": "ddl", "log_min_duration_statement": "250"}], evidence()
+    )
+
+
+def test_rules_say_why_the_evidence_cannot_support_them() -> None:
+    assert "7 days" in (unmet_need(RULES["unused-index"], evidence(stats_age_s=3600)) or "")
+    assert "shared_preload_libraries" in (
+        unmet_need(RULES["lock-queue"], evidence(statements=False)) or ""
+    )
+    assert "pg_read_all_stats" in (
+        unmet_need(RULES["scattered-rows-per-key"], evidence(stats_visible=False)) or ""
+    )
+    assert "14 to" in (
+        unmet_need(RULES["connection-per-transaction"], evidence(version_num=130015)) or ""
+    )
+    assert unmet_need(RULES["unused-index"], evidence()) is None
+
+
+def test_the_advice_document_lists_findings_and_what_was_not_checked() -> None:
+    rules = [RULES["invalid-index"], RULES["lock-queue"]]
+    readings = Readings(
+        evidence(statements=False, stats_age_s=60),
+        {"advise_invalid_indexes": [{"index": "public.i", "table": "public.t", "size": "8 kB"}]},
+        {},
+        {},
+    )
+    doc = advice_document(advise(rules, readings), {"started_at": "x", "server": "s"})
+    assert doc["schema"] == "pgopt.advice/1"
+    assert [f["rule"] for f in doc["findings"]] == ["invalid-index"]
+    assert [n["rule"] for n in doc["not_checked"]] == ["lock-queue"]
+    assert any("cover 60 s" in w for w in doc["warnings"])
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("id = 'x'", "field 'title' is required"),
+        (
+            'id="x"\ntitle="t"\nseverity="bad"\nquery="advise_tables"\nmessage="m"\nfix="f"\n',
+            "severity",
+        ),
+        (
+            'id="x"\ntitle="t"\nseverity="info"\nquery="nope"\nmessage="m"\nfix="f"\nsource="s"\n',
+            "no query nope.sql",
+        ),
+        (
+            'id="x"\ntitle="t"\nseverity="info"\nquery="advise_tables"\nmessage="m"\nfix="f"\n',
+            "says what defines it",
+        ),
+        (
+            'id="x"\ntitle="t"\nseverity="info"\nquery="advise_tables"\nmessage="m"\nfix="f"\n'
+            'rates=["n"]\nsource="s"\n',
+            "name their key",
+        ),
+        (
+            'id="x"\ntitle="t"\nseverity="info"\nquery="advise_tables"\nmessage="m"\nfix="f"\n'
+            '[[threshold]]\nfield="a"\nop="~"\nvalue=1\nsource="s"\n',
+            "expected one of",
+        ),
+    ],
+)
+def test_a_bad_rule_file_names_its_field(text: str, message: str) -> None:
+    with pytest.raises(LabError, match=message):
+        read_rule(text, "rules/x.toml")
+
+
+def test_threshold_operators() -> None:
+    assert Threshold("c", "abs<", 0.5, "s").holds({"c": -0.3})
+    assert not Threshold("c", "abs<", 0.5, "s").holds({"c": -0.7})
+    assert not Threshold("c", ">=", 1, "s").holds({"c": None})
+    assert Threshold("s", "==", "all", "s").holds({"s": "all"})
+
+
+def test_an_unknown_rule_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    from pgopt.cli import main
+
+    assert main(["advise", "--dsn", "postgresql:///x", "--rule", "nope"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("pgopt: error: --rule nope: no such rule")
