@@ -21,6 +21,8 @@ from pglast import ast, parse_sql
 from pglast.enums.parsenodes import A_Expr_Kind
 from pglast.parser import ParseError
 
+from ..sqltree import walk
+
 REPLAYABLE = (ast.SelectStmt, ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt)
 SIDE_EFFECTS = frozenset(
     {
@@ -137,20 +139,9 @@ def _utility_reason(stmt: Any) -> str:
     return f"utility or DDL ({type(stmt).__name__.removesuffix('Stmt')})"
 
 
-def _walk(node: Any) -> Iterator[Any]:
-    """Every node under `node`, itself included."""
-    if isinstance(node, tuple | list):
-        for item in node:
-            yield from _walk(item)
-    elif isinstance(node, ast.Node):
-        yield node
-        for name in node:
-            yield from _walk(getattr(node, name))
-
-
 def _tables(stmt: Any) -> Iterator[Table]:
-    ctes = {c.ctename for c in _walk(stmt) if isinstance(c, ast.CommonTableExpr)}
-    for node in _walk(stmt):
+    ctes = {c.ctename for c in walk(stmt) if isinstance(c, ast.CommonTableExpr)}
+    for node in walk(stmt):
         if isinstance(node, ast.RangeVar) and not (
             node.schemaname is None and node.relname in ctes
         ):
@@ -163,7 +154,7 @@ def _table_of(range_var: Any) -> Table:
 
 def _function_names(stmt: Any) -> set[str]:
     names = set()
-    for node in _walk(stmt):
+    for node in walk(stmt):
         if isinstance(node, ast.FuncCall):
             last: Any = (node.funcname or (None,))[-1]
             if isinstance(last, ast.String):
@@ -172,7 +163,7 @@ def _function_names(stmt: Any) -> set[str]:
 
 
 def _param_numbers(stmt: Any) -> Iterator[int]:
-    for node in _walk(stmt):
+    for node in walk(stmt):
         if isinstance(node, ast.ParamRef):
             yield int(node.number or 0)
 
@@ -232,7 +223,7 @@ class _Binder:
         found: dict[str, Table] = {}
         sources = [getattr(stmt, "fromClause", None), getattr(stmt, "usingClause", None)]
         target = getattr(stmt, "relation", None)
-        for node in _walk([s for s in sources if s] + ([target] if target else [])):
+        for node in walk([s for s in sources if s] + ([target] if target else [])):
             if isinstance(node, ast.RangeSubselect | ast.RangeFunction):
                 continue
             if isinstance(node, ast.RangeVar):

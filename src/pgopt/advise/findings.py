@@ -14,6 +14,7 @@ from pglast import ast, parse_sql
 from pglast.enums.lockoptions import LockClauseStrength, LockWaitPolicy
 from pglast.parser import ParseError
 
+from ..sqltree import walk
 from .rules import Rule, Severity
 
 IDLE_BUCKETS = frozenset({"client:clientread", "idleintransaction"})
@@ -92,7 +93,7 @@ def locks_rows_without_skip_locked(query: str) -> bool:
     except ParseError:
         return False
     for raw in statements:
-        for node in _walk(raw.stmt):
+        for node in walk(raw.stmt):
             if (
                 isinstance(node, ast.LockingClause)
                 and node.waitPolicy == LockWaitPolicy.LockWaitBlock
@@ -102,16 +103,6 @@ def locks_rows_without_skip_locked(query: str) -> bool:
 
 
 FILTERS = {"locks_rows_without_skip_locked": locks_rows_without_skip_locked}
-
-
-def _walk(node: Any) -> Any:
-    if isinstance(node, tuple | list):
-        for item in node:
-            yield from _walk(item)
-    elif isinstance(node, ast.Node):
-        yield node
-        for name in node:
-            yield from _walk(getattr(node, name))
 
 
 def apply(
