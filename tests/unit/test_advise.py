@@ -193,3 +193,30 @@ def test_an_unknown_rule_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[st
     assert main(["advise", "--dsn", "postgresql:///x", "--rule", "nope"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and err[0].startswith("pgopt: error: --rule nope: no such rule")
+
+
+def test_a_proof_is_planned_from_the_findings_evidence() -> None:
+    from pgopt.advise.findings import Finding
+    from pgopt.advise.prove import ProofPlan, plan_proof
+
+    scattered = Finding(
+        RULES["scattered-rows-per-key"],
+        "m",
+        "f",
+        {
+            "table": "public.events",
+            "index": "public.events_key",
+            "index_name": "events_key",
+            "column_ident": '"Key"',
+        },
+    )
+    plan = plan_proof(scattered)
+    assert isinstance(plan, ProofPlan)
+    assert plan.fix_sql == "cluster public.events using events_key;\n"
+    assert plan.statements == ('select * from public.events where "Key" = $1',)
+    assert plan.tables == ("public.events",)
+    sequence = Finding(RULES["sequence-without-cache"], "m", "f", {"sequence": "public.s"})
+    plan = plan_proof(sequence)
+    assert isinstance(plan, ProofPlan) and plan.scripts == ("select nextval('public.s');\n",)
+    setting = plan_proof(Finding(RULES["commit-bound"], "m", "f", {}))
+    assert isinstance(setting, str) and "--b-setting synchronous_commit=off" in setting

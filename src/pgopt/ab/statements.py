@@ -65,6 +65,28 @@ def synthesize_from(dsn: str, cover: float) -> Synthesis:
     return synthesis
 
 
+def scripts_for(dsn: str, queries: list[str]) -> Synthesis:
+    """Scripts for `queries` (normalized, with $n), one each, their parameters drawn
+    from the source's data as a synthesized workload's are (advise --prove)."""
+    where = redact_dsn(dsn)
+    statements = [SourceStatement(f"q{i}", q, 1, 1.0) for i, q in enumerate(queries)]
+    try:
+        with psycopg.connect(
+            dsn, options=READ_ONLY, application_name="pgopt ab", autocommit=True
+        ) as conn:
+            catalog = _catalog(conn)
+            selection = select(statements, catalog, 1.0)
+            pools = _pools(conn, selection, catalog)
+    except psycopg.Error as e:
+        raise UsageError(f"cannot read {where}: {_first_line(e)}") from e
+    synthesis = synthesize(selection, catalog, pools)
+    if synthesis.skipped:
+        raise UsageError(
+            f"cannot replay {synthesis.skipped[0].statement.query}: {synthesis.skipped[0].reason}"
+        )
+    return synthesis
+
+
 def _rows(conn: psycopg.Connection[Any], query: Any, params: Any = None) -> list[dict[str, Any]]:
     with conn.cursor(row_factory=dict_row) as cur:
         return cur.execute(query, params).fetchall()

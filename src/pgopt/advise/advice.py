@@ -106,8 +106,7 @@ def _finding(f: Finding) -> dict[str, Any]:
             for t in rule.thresholds
         ],
         "evidence": f.evidence,
-        "proof": "not yet measured: --prove is to come; the experiment names the lab that "
-        "shows the mechanism",
+        "proof": f"not measured: `pgopt advise --prove {rule.id}` measures it",
     }
     if rule.source:
         out["source"] = rule.source
@@ -139,6 +138,7 @@ def advice_markdown(doc: dict[str, Any]) -> str:
         lines += ["", f"Fix: {_md(f['fix'])}", ""]
         if "experiment" in f:
             lines += [f"Experiment: {f['experiment']}", ""]
+        lines += [f"Proof: {_md(f['proof'])}", ""]
     if doc["not_checked"]:
         lines += ["## Not checked", ""]
         lines += [f"- `{n['rule']}`: {_md(n['reason'])}" for n in doc["not_checked"]]

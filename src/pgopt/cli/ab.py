@@ -86,6 +86,14 @@ def ab_cmd(spec: Path | None, **options: Any) -> None:
         require_decision or ab.require_decision,
         junit,
     )
+    result = run_ab(ab, options)
+    if result is not None and gate.on:
+        _gate(gate, result, junit)
+
+
+def run_ab(ab: AbSpec, options: dict[str, Any]) -> LabResult | None:
+    """Run an A/B as the run options say (also for `advise --prove`): the synthesized
+    workload and the copy of the source first, then the lab; None for --dry-run."""
     with tempfile.TemporaryDirectory(prefix="pgopt-ab-") as folder:
         synthesis, run_dir = None, None
         if ab.synthesize:
@@ -105,8 +113,7 @@ def ab_cmd(spec: Path | None, **options: Any) -> None:
             raise UsageError(f"the workload failed on the copy: {e}") from e
     if result is not None and synthesis is not None and run_dir is not None:
         say_fidelity(synthesis, result.step("a").runs, run_dir)
-    if result is not None and gate.on:
-        _gate(gate, result, junit)
+    return result
 
 
 def _with_copy(ab: AbSpec, pg_bin: str | None, folder: Path) -> AbSpec:

@@ -3,7 +3,8 @@
 -- pg_stats is not visible to this role). pgopt advise.
 select format('%%I.%%I', s.schemaname, s.relname) as "table",
        format('%%I.%%I', s.schemaname, s.indexrelname) as index,
-       a.attname::text as "column", st.correlation::float8 as correlation,
+       format('%%I', s.indexrelname) as index_name,
+       a.attname::text as "column", format('%%I', a.attname) as column_ident, st.correlation::float8 as correlation,
        s.idx_scan, s.idx_tup_read, c.relpages as table_pages
 from pg_stat_user_indexes s
 join pg_index i on i.indexrelid = s.indexrelid

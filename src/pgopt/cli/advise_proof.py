@@ -1,0 +1,87 @@
+"""`pgopt advise --prove RULE`: each finding of the rule measured by an A/B on a
+throwaway copy of the objects it names (advise/prove.py plans it, `run_ab` runs it).
+The live server is only read: pg_dump copies the objects, the statements' values
+come from its statistics."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..ab.spec import AbSpec, Script, Variant
+from ..ab.statements import scripts_for
+from ..ab.workload_files import write_workload
+from ..advise.advice import Advice
+from ..advise.prove import ProofPlan, plan_proof, verdict_of
+from .ab import run_ab
+from .app import err
+
+PROOF_OPTIONS: dict[str, Any] = {
+    "quick": False,
+    "duration": None,
+    "reps": None,
+    "margin": None,
+    "clients": None,
+    "dsn": None,
+    "allow_settings": False,
+    "pg_bin": None,
+    "seed": 1,
+    "workdir": None,
+    "keep": False,
+    "no_sampler": False,
+    "dry_run": False,
+}
+
+
+def prove_findings(
+    advice: Advice,
+    doc: dict[str, Any],
+    dsn: str,
+    rules: set[str],
+    folder: Path,
+    duration: int,
+) -> None:
+    """Measure the findings of `rules`; their proofs go into `doc`'s findings."""
+    proved = 0
+    for finding, entry in zip(advice.findings, doc["findings"], strict=True):
+        if finding.rule.id not in rules:
+            continue
+        plan = plan_proof(finding)
+        if isinstance(plan, str):
+            entry["proof"] = f"not testable here: {plan}"
+            continue
+        proved += 1
+        where = folder / "proofs" / f"{finding.rule.id}-{proved}"
+        err.print(f"[advise] proving {finding.rule.id}: {plan.title}", markup=False)
+        options = {**PROOF_OPTIONS, "out_dir": where / "run"}
+        result = run_ab(_spec(plan, dsn, where, duration), options)
+        assert result is not None
+        entry["proof"] = verdict_of(result)
+        entry["proof_run"] = str(where / "run")
+    missing = rules - {f.rule.id for f in advice.findings}
+    for rule in sorted(missing):
+        err.print(f"[advise] --prove {rule}: no finding of this rule to prove", markup=False)
+
+
+def _spec(plan: ProofPlan, dsn: str, where: Path, duration: int) -> AbSpec:
+    workload = where / "workload"
+    scripts: tuple[Script, ...] = ()
+    if plan.statements:
+        scripts = write_workload(scripts_for(dsn, list(plan.statements)), workload)
+    workload.mkdir(parents=True, exist_ok=True)
+    for i, text in enumerate(plan.scripts, start=len(scripts) + 1):
+        path = workload / f"p{i:02d}.sql"
+        path.write_text(text)
+        scripts += (Script(path.resolve()),)
+    fix = where / "fix.sql"
+    fix.write_text(plan.fix_sql)
+    return AbSpec(
+        title=f"advise --prove: {plan.title}",
+        setup=(),
+        scripts=scripts,
+        a=Variant("as is"),
+        b=Variant(plan.fix_title, sql=(fix.resolve(),)),
+        run={"clients": plan.clients, "duration": duration, "warmup": 1},
+        source_dsn=dsn,
+        tables=plan.tables,
+    )
