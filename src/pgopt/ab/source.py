@@ -71,7 +71,7 @@ def dump_source(
             what=f"copying {redact_dsn(dsn)}",
         )
         texts.append(path.read_text())
-    if tables and "CREATE TABLE" not in texts[0]:
+    if tables and not any(f"CREATE {kind}" in texts[0] for kind in ("TABLE", "SEQUENCE")):
         raise UsageError(f"--table {', '.join(tables)}: no table of the source matches")
     sampled = {}
     if sample is not None:
