@@ -63,6 +63,9 @@ def test_each_parameter_is_bound_to_the_column_it_is_compared_with() -> None:
 def test_unqualified_columns_are_placed_by_the_table_that_has_them() -> None:
     s = shape("select * from orders, customers where name = $1 and status like $2")
     assert s.params == {1: ColumnUse(CUSTOMERS, "name"), 2: ColumnUse(ORDERS, "status")}
+    # a subquery's tables stay in the subquery: the outer `id` is the customers'
+    s = shape("select * from customers, (select customer_id from orders) o where id = $1")
+    assert s.params == {1: ColumnUse(CUSTOMERS, "id")}
     # `id` is in both: ambiguous, so not bound
     assert shape("select * from orders, customers where id = $1").refusal is not None
 

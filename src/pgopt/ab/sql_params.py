@@ -220,13 +220,19 @@ class _Binder:
             self.visit(getattr(node, name), scope)
 
     def _range(self, stmt: Any) -> dict[str, Table]:
+        """The tables this statement's own FROM (and USING, and target) names; a
+        subquery's tables belong to the subquery's scope."""
         found: dict[str, Table] = {}
-        sources = [getattr(stmt, "fromClause", None), getattr(stmt, "usingClause", None)]
-        target = getattr(stmt, "relation", None)
-        for node in walk([s for s in sources if s] + ([target] if target else [])):
-            if isinstance(node, ast.RangeSubselect | ast.RangeFunction):
-                continue
-            if isinstance(node, ast.RangeVar):
+        pending = [
+            *(getattr(stmt, "fromClause", None) or ()),
+            *(getattr(stmt, "usingClause", None) or ()),
+            getattr(stmt, "relation", None),
+        ]
+        while pending:
+            node = pending.pop()
+            if isinstance(node, ast.JoinExpr):
+                pending += [node.larg, node.rarg]
+            elif isinstance(node, ast.RangeVar):
                 table = _table_of(node)
                 alias: Any = node.alias
                 found[str(alias.aliasname) if alias else table.name] = table
