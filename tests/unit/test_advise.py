@@ -8,14 +8,9 @@ import pytest
 
 from pgopt.advise.advice import advice_document, advise
 from pgopt.advise.evidence import Readings
-from pgopt.advise.findings import (
-    Evidence,
-    apply,
-    locks_rows_without_skip_locked,
-    unmet_need,
-    wait_share,
-)
+from pgopt.advise.findings import Evidence, apply, unmet_need, wait_share
 from pgopt.advise.rules import Threshold, all_rules, read_rule
+from pgopt.advise.sql_checks import locks_rows_without_skip_locked
 from pgopt.errors import LabError
 
 RULES = {r.id: r for r in all_rules()}

@@ -27,6 +27,7 @@ from psycopg import sql
 
 from ..errors import UsageError
 from ..redact import redact_dsn
+from ..target.base import first_line
 
 SAMPLE_FROM_BYTES = 1 << 20
 READ_ONLY = "-c default_transaction_read_only=on -c statement_timeout=0 -c lock_timeout=5s"
@@ -70,8 +71,7 @@ def write_sampled(
                     out.write(f"SELECT pg_catalog.setval('{name}', {value}, true);\n")
             out.write(_foreign_keys_not_valid(post_data))
     except psycopg.Error as e:
-        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        raise UsageError(f"sampling {where}: {first}") from e
+        raise UsageError(f"sampling {where}: {first_line(e)}") from e
     return copied
 
 
@@ -94,8 +94,9 @@ def _copy_table(
     rows = 0
     with conn.cursor() as cur, cur.copy(query) as copy:
         for data in copy:
-            out.write(bytes(data).decode())
-            rows += bytes(data).count(b"\n")
+            block = bytes(data)
+            out.write(block.decode())
+            rows += block.count(b"\n")
     out.write("\\.\n\n")
     if sampled and rows == 0:
         raise UsageError(

@@ -20,6 +20,7 @@ from psycopg.rows import dict_row
 from ..errors import UsageError
 from ..queries import load
 from ..redact import redact_dsn
+from ..target.base import first_line
 from .synthesize import (
     Catalog,
     Column,
@@ -47,20 +48,10 @@ def synthesize_from(dsn: str, cover: float) -> Synthesis:
     """The workload of the source at `dsn`: the statements making up `cover` of its
     execution time; one clear error (exit 2) when it cannot be read or holds nothing
     to replay."""
-    where = redact_dsn(dsn)
-    try:
-        with psycopg.connect(
-            dsn, options=READ_ONLY, application_name="pgopt ab", autocommit=True
-        ) as conn:
-            statements = _statements(conn, where)
-            catalog = _catalog(conn)
-            selection = select(statements, catalog, cover)
-            pools = _pools(conn, selection, catalog)
-    except psycopg.Error as e:
-        raise UsageError(f"cannot read {where}: {_first_line(e)}") from e
-    synthesis = synthesize(selection, catalog, pools)
+    synthesis = _synthesize(dsn, None, cover)
     if not synthesis.scripts:
         reasons = "; ".join(sorted({s.reason for s in synthesis.skipped})[:3])
+        where = redact_dsn(dsn)
         raise UsageError(f"nothing in {where}'s pg_stat_statements can be replayed: {reasons}")
     return synthesis
 
@@ -68,23 +59,30 @@ def synthesize_from(dsn: str, cover: float) -> Synthesis:
 def scripts_for(dsn: str, queries: list[str]) -> Synthesis:
     """Scripts for `queries` (normalized, with $n), one each, their parameters drawn
     from the source's data as a synthesized workload's are (advise --prove)."""
-    where = redact_dsn(dsn)
     statements = [SourceStatement(f"q{i}", q, 1, 1.0) for i, q in enumerate(queries)]
+    synthesis = _synthesize(dsn, statements, 1.0)
+    if synthesis.skipped:
+        first = synthesis.skipped[0]
+        raise UsageError(f"cannot replay {first.statement.query}: {first.reason}")
+    return synthesis
+
+
+def _synthesize(dsn: str, statements: list[SourceStatement] | None, cover: float) -> Synthesis:
+    """Scripts for `statements`, or for the source's own pg_stat_statements when None,
+    from one read-only session on the source."""
+    where = redact_dsn(dsn)
     try:
         with psycopg.connect(
             dsn, options=READ_ONLY, application_name="pgopt ab", autocommit=True
         ) as conn:
+            if statements is None:
+                statements = _statements(conn, where)
             catalog = _catalog(conn)
-            selection = select(statements, catalog, 1.0)
+            selection = select(statements, catalog, cover)
             pools = _pools(conn, selection, catalog)
     except psycopg.Error as e:
-        raise UsageError(f"cannot read {where}: {_first_line(e)}") from e
-    synthesis = synthesize(selection, catalog, pools)
-    if synthesis.skipped:
-        raise UsageError(
-            f"cannot replay {synthesis.skipped[0].statement.query}: {synthesis.skipped[0].reason}"
-        )
-    return synthesis
+        raise UsageError(f"cannot read {where}: {first_line(e)}") from e
+    return synthesize(selection, catalog, pools)
 
 
 def _rows(conn: psycopg.Connection[Any], query: Any, params: Any = None) -> list[dict[str, Any]]:
@@ -99,7 +97,7 @@ def _statements(conn: psycopg.Connection[Any], where: str) -> list[SourceStateme
     try:
         rows = _rows(conn, load("source_statements", conn.info.server_version))
     except psycopg.Error as e:
-        raise UsageError(f"{where}: pg_stat_statements: {_first_line(e)}: {ENABLE}") from e
+        raise UsageError(f"{where}: pg_stat_statements: {first_line(e)}: {ENABLE}") from e
     if not rows:
         raise UsageError(
             f"{where}: pg_stat_statements holds no statements of this database yet: "
@@ -165,7 +163,3 @@ def _sample(conn: psycopg.Connection[Any], schema: str, table: str, column: str)
         return [str(r["v"]) for r in _rows(conn, query)]
     except psycopg.errors.InsufficientPrivilege:
         return []
-
-
-def _first_line(e: Exception) -> str:
-    return (str(e).strip().splitlines() or [type(e).__name__])[0]

@@ -25,6 +25,7 @@ from ..errors import TargetError
 from ..queries import load
 from ..redact import redact_dsn
 from ..sampler import Scope, WaitSampler
+from ..target.base import first_line
 from .findings import Evidence
 from .rules import Rule
 
@@ -64,7 +65,7 @@ def read_server(
             "application_name": APPLICATION,
         }
     except psycopg.ProgrammingError as e:
-        raise TargetError(f"--dsn: {_first_line(e)}") from e
+        raise TargetError(f"--dsn: {first_line(e)}") from e
     try:
         with psycopg.connect(**params, autocommit=True, connect_timeout=10) as conn:
             facts = _rows(conn, load("advise_evidence"))[0]
@@ -87,7 +88,7 @@ def read_server(
             rated = sorted({r.query for r in wanted if r.rates} - set(failed))
             after_rated, more_failed = _read_all(conn, rated, int(facts["version_num"]))
     except psycopg.OperationalError as e:
-        raise TargetError(f"cannot read {where}: {_first_line(e)}") from e
+        raise TargetError(f"cannot read {where}: {first_line(e)}") from e
     after = {**before, **after_rated}
     evidence = Evidence(
         version_num=int(facts["version_num"]),
@@ -112,14 +113,10 @@ def _read_all(
         except psycopg.Error as e:
             if isinstance(e, psycopg.OperationalError) and conn.closed:
                 raise
-            failed[name] = _first_line(e)
+            failed[name] = first_line(e)
     return rows, failed
 
 
 def _rows(conn: psycopg.Connection[Any], query: str) -> list[dict[str, Any]]:
     with conn.cursor(row_factory=dict_row) as cur:
         return cur.execute(query, {}).fetchall()  # {}: '%%' in the query reads as '%'
-
-
-def _first_line(e: Exception) -> str:
-    return (str(e).strip().splitlines() or [type(e).__name__])[0]

@@ -10,12 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pglast import ast, parse_sql
-from pglast.enums.lockoptions import LockClauseStrength, LockWaitPolicy
-from pglast.parser import ParseError
-
-from ..sqltree import walk
+from ..ab.workload_files import flat_query
 from .rules import Rule, Severity
+from .sql_checks import FILTERS
 
 IDLE_BUCKETS = frozenset({"client:clientread", "idleintransaction"})
 STATS_HISTORY_S = 7 * 86_400  # pgdoctor: statistics younger than 7 days prove no absence
@@ -86,25 +83,6 @@ def wait_share(waits: Counter[str], events: Sequence[str]) -> float:
     return sum(v for k, v in active.items() if k in wanted) / total if total else 0.0
 
 
-def locks_rows_without_skip_locked(query: str) -> bool:
-    """A SELECT ... FOR UPDATE/SHARE that waits for a locked row (no SKIP LOCKED, no NOWAIT)."""
-    try:
-        statements = parse_sql(query)
-    except ParseError:
-        return False
-    for raw in statements:
-        for node in walk(raw.stmt):
-            if (
-                isinstance(node, ast.LockingClause)
-                and node.waitPolicy == LockWaitPolicy.LockWaitBlock
-            ):
-                return node.strength != LockClauseStrength.LCS_NONE
-    return False
-
-
-FILTERS = {"locks_rows_without_skip_locked": locks_rows_without_skip_locked}
-
-
 def apply(
     rule: Rule,
     before: list[dict[str, Any]],
@@ -129,7 +107,7 @@ def apply(
         if rule.waits:
             row["wait_share"] = wait_share(evidence.waits, rule.waits)
         if "query" in row:
-            row["query_short"] = _short(str(row["query"]))
+            row["query_short"] = flat_query(str(row["query"]), 80)
         row = rule.derive(row)
         if rule.met_by(row):
             found.append(Finding(rule, _fill(rule.message, row), _fill(rule.fix, row), _plain(row)))
@@ -138,11 +116,6 @@ def apply(
 
 def _key(rule: Rule, row: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(row.get(k) for k in rule.key)
-
-
-def _short(query: str, width: int = 80) -> str:
-    flat = " ".join(query.split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 class _Blank(dict[str, Any]):

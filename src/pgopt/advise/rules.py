@@ -22,10 +22,10 @@ from ..errors import LabError
 from ..lab.expressions import evaluate
 from ..lab.table import Table
 from ..queries import find
+from .sql_checks import FILTERS
 
 OPS = ("<", "<=", ">", ">=", "==", "!=", "abs<")
 NEEDS = ("statements", "pg_stats", "history")
-FILTERS = ("locks_rows_without_skip_locked",)
 
 
 class Severity(StrEnum):

@@ -1,0 +1,33 @@
+"""The named checks a rule may apply to a statement's text (`filter`), read with
+PostgreSQL's own parser (pglast), never with regular expressions (pure)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pglast import ast, parse_sql
+from pglast.enums.lockoptions import LockClauseStrength, LockWaitPolicy
+from pglast.parser import ParseError
+
+from ..sqltree import walk
+
+
+def locks_rows_without_skip_locked(query: str) -> bool:
+    """A SELECT ... FOR UPDATE/SHARE that waits for a locked row (no SKIP LOCKED, no NOWAIT)."""
+    try:
+        statements = parse_sql(query)
+    except ParseError:
+        return False
+    for raw in statements:
+        for node in walk(raw.stmt):
+            if (
+                isinstance(node, ast.LockingClause)
+                and node.waitPolicy == LockWaitPolicy.LockWaitBlock
+            ):
+                return node.strength != LockClauseStrength.LCS_NONE
+    return False
+
+
+FILTERS: dict[str, Callable[[str], bool]] = {
+    "locks_rows_without_skip_locked": locks_rows_without_skip_locked
+}
