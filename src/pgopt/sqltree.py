@@ -1,12 +1,13 @@
 """Walking a statement parsed by PostgreSQL's own parser (pglast): every node under
-one, for the checks that read SQL (ab's parameters, advise's locking clauses)."""
+one, for the checks that read SQL (ab's parameters, advise's locking clauses), and
+the tables a statement names."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
 
-from pglast import ast
+from pglast import ast, parse_sql
 
 
 def walk(node: Any) -> Iterator[Any]:
@@ -18,3 +19,26 @@ def walk(node: Any) -> Iterator[Any]:
         yield node
         for name in node:
             yield from walk(getattr(node, name))
+
+
+def tables_read(query: str) -> tuple[str, ...]:
+    """The tables `query` names (schema-qualified where it qualifies them), in order;
+    not its CTEs, nor the names a FOR UPDATE OF repeats. Raises pglast's ParseError."""
+    names: list[str] = []
+    for raw in parse_sql(query):
+        ctes = {n.ctename for n in walk(raw.stmt) if isinstance(n, ast.CommonTableExpr)}
+        locked = {
+            id(rel)
+            for clause in walk(raw.stmt)
+            if isinstance(clause, ast.LockingClause)
+            for rel in clause.lockedRels or ()
+        }
+        for node in walk(raw.stmt):
+            if not isinstance(node, ast.RangeVar) or id(node) in locked:
+                continue
+            if node.schemaname is None and node.relname in ctes:
+                continue
+            name = f"{node.schemaname}.{node.relname}" if node.schemaname else str(node.relname)
+            if name not in names:
+                names.append(name)
+    return tuple(names)

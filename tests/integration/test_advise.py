@@ -50,13 +50,21 @@ insert into inbox (body) select 'm' from generate_series(1, 20000);
 delete from inbox;
 create table outbox (id serial primary key, body text);
 insert into outbox (body) select 'm' from generate_series(1, 20000);
+-- half of a table's rows deleted: pgstattuple measures the waste; and a decoy whose
+-- free half is its fillfactor's
+create extension pgstattuple;
+create table ledger (id int, body text) with (autovacuum_enabled = false);
+insert into ledger select i, repeat('x', 100) from generate_series(1, 100000) i;
+delete from ledger where id % 2 = 0;
+create table roomy (id int, body text) with (fillfactor = 50);
+insert into roomy select i, repeat('x', 100) from generate_series(1, 100000) i;
 analyze;
 """
 WORKLOAD = {
     "seq.sql": "select nextval('hot_seq');\nselect nextval('cached_seq');\n",
     "lock.sql": (
-        "begin;\nselect id from jobs where id = 1 for update;\n"
-        "update jobs set n = n + 1 where id = 1;\ncommit;\n"
+        "begin;\nselect id from jobs order by id limit 1 for update \\gset\n"
+        "update jobs set n = n + 1 where id = :id;\ncommit;\n"
     ),
     "skip.sql": (
         "begin;\n\\set j random(2, 1000)\n"
@@ -66,6 +74,7 @@ WORKLOAD = {
         "\\set k random(0, 1999)\nselect count(payload) from events where key = :k;\n"
         "select count(payload) from events_sorted where key = :k;\n"
         "select count(*) from orders where placed = '2026-02-01';\n"
+        "insert into orders (customer, total) values (:k, :k);\n"
     ),
 }
 
@@ -151,38 +160,57 @@ def test_every_planted_problem_is_found_and_no_decoy(
     assert [m for m in findings(doc, "dead-rows-at-queue-head") if "public.inbox" in m]
     assert not [m for m in findings(doc, "dead-rows-at-queue-head") if "outbox" in m]
     assert findings(doc, "statement-logging")
+    (bloat,) = findings(doc, "table-bloat")
+    assert bloat.startswith("public.ledger: 4") and "by pgstattuple" in bloat, bloat
     # a fresh server's statistics cannot show that an index is unused
     (unused,) = [n for n in doc["not_checked"] if n["rule"] == "unused-index"]
     assert "7 days" in unused["reason"]
     # every finding says where its threshold comes from
     for f in doc["findings"]:
         assert all(t["source"] for t in f["thresholds"]) and (f["thresholds"] or f["source"])
-    assert (tmp_path / "out" / "report.md").read_text().count("## ") >= 6
+    assert (tmp_path / "out" / "report.md").read_text().count("### ") >= 8
+    page = (tmp_path / "out" / "report.html").read_text()
+    assert "public.ledger" in page and "<script" not in page
 
 
-def test_prove_measures_the_fix_of_scattered_rows_on_a_copy(
+def test_prove_measures_each_fix_on_a_copy(
     planted: tuple[EmbeddedTarget, str], binaries: PgBinaries, tmp_path: Path
 ) -> None:
     """CLUSTER on the copy of the planted table: the lookups of 100 rows a key touch
-    a few pages instead of a hundred."""
+    a few pages instead of a hundred. The queue's statement with SKIP LOCKED: its
+    workers stop queueing on the head row. The duplicate index dropped, under the
+    source's own statements on its table."""
     _, dsn = planted
+    rules = ("scattered-rows-per-key", "lock-queue", "duplicate-index", "commit-bound")
     with live_workload(binaries, dsn, tmp_path):
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("select pg_stat_statements_reset()")
         args = ["--sample", "4", "--prove-duration", "2"]
-        for rule in ("scattered-rows-per-key", "sequence-without-cache", "commit-bound"):
+        for rule in rules:
             args += ["--rule", rule, "--prove", rule]
         code, doc = run_advise(dsn, tmp_path / "out", *args)
     assert code == 0
     proofs = {f["rule"]: f for f in doc["findings"]}
     finding = proofs["scattered-rows-per-key"]
     assert finding["proof"].startswith("proven faster (×"), finding["proof"]
-    # the sequence's proof is measured too (its outcome is the measurement's to say)
+    assert proofs["lock-queue"]["proof"].startswith("proven faster (×"), proofs["lock-queue"]
+    assert "commits at once" in proofs["lock-queue"]["proof_assumption"]
+    queue_run = Path(proofs["lock-queue"]["proof_run"])
+    b_script = next((queue_run.parent / "workload-b").glob("q*.sql")).read_text()
+    assert b_script.startswith("begin;") and "SKIP LOCKED" in b_script
+    # dropping an index: its outcome is the measurement's to say
     outcomes = ("proven faster (×", "no measurable effect", "slower (×")
-    assert proofs["sequence-without-cache"]["proof"].startswith(outcomes)
+    assert proofs["duplicate-index"]["proof"].startswith(outcomes), proofs["duplicate-index"]
+    workload = (queue_run.parents[1] / "duplicate-index-3" / "workload" / "README.md").read_text()
+    assert "insert into orders" in workload.lower()
     # a setting cannot be copied: not testable here, with how to measure it instead
     assert proofs["commit-bound"]["proof"].startswith("not testable here: a setting")
     proof = json.loads((Path(finding["proof_run"]) / "result.json").read_text())
     assert proof["steps"][1]["changes"] == {"schema": ["fix.sql", "analyze.sql"]}
-    assert "Proof: proven faster" in (tmp_path / "out" / "report.md").read_text()
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "**proven faster" in report
+    page = (tmp_path / "out" / "report.html").read_text()
+    assert "proven faster" in page and "<script" not in page
 
 
 def server_state(dsn: str) -> tuple[Any, ...]:
@@ -226,6 +254,10 @@ def local_db() -> Iterator[str]:
                 "create table t (id serial primary key, a int, b int);"
                 "create index t_a on t (a); create index t_a_b on t (a, b);"
                 "select setval('t_id_seq', 2000000000);"
+                "create extension pgstattuple;"
+                "create table ledger (id int, body text) with (autovacuum_enabled = false);"
+                "insert into ledger select i, repeat('x', 100) from generate_series(1, 100000) i;"
+                "delete from ledger where id % 3 > 0;"
             )
         yield dsn
     finally:
@@ -240,6 +272,7 @@ def test_on_the_machines_postgresql_15_too(local_db: str, tmp_path: Path) -> Non
     assert doc["evidence"]["server_version_num"] // 10000 == 15
     assert [m for m in findings(doc, "sequence-exhaustion") if "t_id_seq" in m]
     assert [m for m in findings(doc, "duplicate-index") if "public.t_a on" in m]
+    assert [m for m in findings(doc, "table-bloat") if m.startswith("public.ledger: 6")]
     # no pg_stat_statements there: its rules say how to enable it
     assert any("shared_preload_libraries" in n["reason"] for n in doc["not_checked"])
     assert server_state(local_db) == before

@@ -2,16 +2,22 @@
 rates over the sample, wait shares, the SQL check of FOR UPDATE, and the reasons a
 rule is not checked."""
 
+import io
 from collections import Counter
 
 import pytest
+from rich.console import Console
 
 from pgopt.advise.advice import advice_document, advise
 from pgopt.advise.evidence import Readings
 from pgopt.advise.findings import Evidence, apply, unmet_need, wait_share
+from pgopt.advise.report import advice_report
 from pgopt.advise.rules import Threshold, all_rules, read_rule
-from pgopt.advise.sql_checks import locks_rows_without_skip_locked
+from pgopt.advise.sql_checks import locks_rows_without_skip_locked, with_skip_locked
 from pgopt.errors import LabError
+from pgopt.report import html, markdown
+from pgopt.report.terminal import print_document_summary
+from pgopt.sqltree import tables_read
 
 RULES = {r.id: r for r in all_rules()}
 
@@ -215,3 +221,52 @@ def test_a_proof_is_planned_from_the_findings_evidence() -> None:
     assert isinstance(plan, ProofPlan) and plan.scripts == ("select nextval('public.s');\n",)
     setting = plan_proof(Finding(RULES["commit-bound"], "m", "f", {}))
     assert isinstance(setting, str) and "--b-setting synchronous_commit=off" in setting
+    queue = "select id from public.jobs where state = $1 order by id limit $2 for update"
+    plan = plan_proof(Finding(RULES["lock-queue"], "m", "f", {"query": queue}))
+    assert isinstance(plan, ProofPlan) and plan.transaction and plan.tables == ("public.jobs",)
+    assert plan.statements == (queue,) and plan.fix_sql == ""
+    assert plan.b_statements[0].endswith("FOR UPDATE SKIP LOCKED")
+    duplicate = {"index": "public.o_c", "covered_by": "public.o_cp", "table": "public.o"}
+    plan = plan_proof(Finding(RULES["duplicate-index"], "m", "f", duplicate))
+    assert isinstance(plan, ProofPlan) and plan.fix_sql == "drop index public.o_c;\n"
+    assert plan.naming == "public.o" and not plan.statements
+
+
+def test_the_report_renders_the_advice_escaped_with_proofs_and_sources() -> None:
+    rules = [RULES["invalid-index"], RULES["lock-queue"]]
+    readings = Readings(
+        evidence(statements=False, waits=Counter({"Lock:tuple": 3, "CPU": 1})),
+        {"advise_invalid_indexes": [{"index": "public.<i>", "table": "t", "size": "8 kB"}]},
+        {},
+        {},
+    )
+    doc = advice_document(
+        advise(rules, readings), {"started_at": "2026-11-24T04:00:00Z", "server": "s"}
+    )
+    doc["findings"][0]["proof"] = "proven faster (×1.50 [1.40–1.60], 5 rounds)"
+    report = advice_report(doc)
+    md = markdown.render_document(report)
+    page = html.render_document(report, [])
+    assert "public.<i>" not in page and "public.&lt;i&gt;" in page
+    assert "**proven faster (×1.50 [1.40–1.60], 5 rounds)**" in md
+    assert "`lock-queue`" in md and "pg_stat_statements" in md  # not checked, and why
+    assert "Lock:tuple" in md and "75%" in md  # the waits sampled
+    assert "from advice.json (pgopt.advice/1)" in md
+    assert "pgopt advise --dsn s" in md
+    console = Console(record=True, width=200, file=io.StringIO())
+    print_document_summary(console, report)
+    text = console.export_text()
+    assert "invalid-index" in text and "thresholds" in text and "proven faster" in text
+
+
+def test_the_lock_queue_fix_is_the_statement_with_skip_locked_and_its_tables() -> None:
+    query = (
+        "with c as (select id from jobs j join public.kinds k on k.id = j.kind "
+        "where j.state = $1 order by id limit $2 for update of j) "
+        "update jobs set state = $3 from c where jobs.id = c.id"
+    )
+    fixed = with_skip_locked(query)
+    assert "FOR UPDATE OF j SKIP LOCKED" in fixed and "$3" in fixed
+    assert not locks_rows_without_skip_locked(fixed)
+    assert tables_read(query) == ("jobs", "public.kinds")
+    assert tables_read("select 1 from t for update nowait") == ("t",)

@@ -14,12 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
+from pglast.parser import ParseError
 from psycopg import sql
 from psycopg.rows import dict_row
 
 from ..errors import UsageError
 from ..queries import load
 from ..redact import redact_dsn
+from ..sqltree import tables_read
 from ..target.base import first_line
 from .synthesize import (
     Catalog,
@@ -67,9 +69,34 @@ def scripts_for(dsn: str, queries: list[str]) -> Synthesis:
     return synthesis
 
 
-def _synthesize(dsn: str, statements: list[SourceStatement] | None, cover: float) -> Synthesis:
-    """Scripts for `statements`, or for the source's own pg_stat_statements when None,
-    from one read-only session on the source."""
+def statements_naming(dsn: str, table: str) -> Synthesis:
+    """Scripts for every statement of the source's pg_stat_statements that names
+    `table` (schema.name), weighted by calls (advise --prove on the table's indexes)."""
+    synthesis = _synthesize(dsn, None, 1.0, naming=table)
+    if not synthesis.scripts:
+        reasons = "; ".join(sorted({s.reason for s in synthesis.skipped})[:3])
+        raise UsageError(
+            f"no replayable statement of pg_stat_statements names {table}"
+            + (f" ({reasons})" if reasons else "")
+        )
+    return synthesis
+
+
+def _names(query: str, table: str) -> bool:
+    try:
+        names = tables_read(query)
+    except ParseError:
+        return False
+    schema, _, name = table.replace('"', "").rpartition(".")
+    return any(n == f"{schema}.{name}" or n == name for n in names)
+
+
+def _synthesize(
+    dsn: str, statements: list[SourceStatement] | None, cover: float, naming: str | None = None
+) -> Synthesis:
+    """Scripts for `statements`, or for the source's own pg_stat_statements when None
+    (only those naming the table `naming`, when given), from one read-only session on
+    the source."""
     where = redact_dsn(dsn)
     try:
         with psycopg.connect(
@@ -77,6 +104,8 @@ def _synthesize(dsn: str, statements: list[SourceStatement] | None, cover: float
         ) as conn:
             if statements is None:
                 statements = _statements(conn, where)
+            if naming:
+                statements = [s for s in statements if _names(s.query, naming)]
             catalog = _catalog(conn)
             selection = select(statements, catalog, cover)
             pools = _pools(conn, selection, catalog)

@@ -1,6 +1,6 @@
 """The advice of one `pgopt advise` run (pure): rules applied to the readings, most
-severe first, and its documents: advice.json (schema "pgopt.advice/1",
-schemas/advice-1.json) and report.md."""
+severe first, and advice.json (schema "pgopt.advice/1", schemas/advice-1.json);
+advise/report.py renders it."""
 
 from __future__ import annotations
 
@@ -76,6 +76,7 @@ def advice_document(advice: Advice, meta: dict[str, Any]) -> dict[str, Any]:
             "uptime_s": round(e.uptime_s, 1),
             "stats_visible": e.stats_visible,
             "pg_stat_statements": e.statements,
+            "pgstattuple": e.pgstattuple,
             "never_analyzed": list(e.never_analyzed),
             "sample_s": round(e.sample_s, 2),
             "waits": shares(e.waits),
@@ -115,36 +116,3 @@ def _finding(f: Finding) -> dict[str, Any]:
     if rule.experiment:
         out["experiment"] = rule.experiment
     return out
-
-
-def advice_markdown(doc: dict[str, Any]) -> str:
-    lines = [
-        f"# pgopt advise: {doc['server']}",
-        "",
-        f"Read-only, {doc['started_at']}; sample of {doc['evidence']['sample_s']:g} s; "
-        f"{len(doc['rules_checked'])} rules checked, {len(doc['findings'])} findings.",
-        "",
-    ]
-    for w in doc["warnings"]:
-        lines.append(f"> {w}")
-    if doc["warnings"]:
-        lines.append("")
-    for f in doc["findings"]:
-        lines += [f"## {f['severity']}: {f['title']} (`{f['rule']}`)", "", _md(f["message"]), ""]
-        for t in f["thresholds"]:
-            lines.append(f"- {t['field']} = {t['actual']} ({t['op']} {t['value']}: {t['source']})")
-        if "source" in f:
-            lines.append(f"- rule: {f['source']}")
-        lines += ["", f"Fix: {_md(f['fix'])}", ""]
-        if "experiment" in f:
-            lines += [f"Experiment: {f['experiment']}", ""]
-        lines += [f"Proof: {_md(f['proof'])}", ""]
-    if doc["not_checked"]:
-        lines += ["## Not checked", ""]
-        lines += [f"- `{n['rule']}`: {_md(n['reason'])}" for n in doc["not_checked"]]
-        lines.append("")
-    return "\n".join(lines)
-
-
-def _md(text: str) -> str:
-    return text.replace("|", "\\|")

@@ -99,6 +99,7 @@ def read_server(
         never_analyzed=tuple(facts["never_analyzed"]),
         sample_s=elapsed,
         waits=sampler.counts,
+        pgstattuple=bool(facts["pgstattuple"]),
     )
     return Readings(evidence, before, after, {**failed, **more_failed})
 

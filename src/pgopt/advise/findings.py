@@ -31,6 +31,7 @@ class Evidence:
     never_analyzed: tuple[str, ...]
     sample_s: float
     waits: Counter[str] = field(default_factory=Counter)
+    pgstattuple: bool = False
 
     @property
     def major(self) -> int:
@@ -67,6 +68,12 @@ def unmet_need(rule: Rule, evidence: Evidence) -> str | None:
     if "pg_stats" in rule.needs and not evidence.stats_visible:
         return (
             "pg_stats shows this role nothing: grant it pg_read_all_stats (or SELECT on the tables)"
+        )
+    if "pgstattuple" in rule.needs and not evidence.pgstattuple:
+        return (
+            "pgstattuple is not installed in this database: run 'create extension "
+            "pgstattuple' (the role needs pg_stat_scan_tables); estimates from pg_stats "
+            "can be off by tens of points, so pgopt does not guess"
         )
     if "history" in rule.needs and evidence.stats_age_s < STATS_HISTORY_S:
         days = evidence.stats_age_s / 86_400

@@ -2,8 +2,9 @@
 
 A finding on the user's objects becomes an A/B (pgopt ab) on a throwaway server:
 the objects copied from the live server (pg_dump, read-only), a workload that
-touches them (a statement drawn from the data as `ab --synthesize` draws it, or a
-script as it is), A as is and B with the fix. Its verdict becomes the finding's
+touches them (a statement drawn from the data as `ab --synthesize` draws it, the
+source's own statements on a table, or a script as it is), A as is and B with the
+fix: a schema change, or the statement rewritten (SKIP LOCKED). Its verdict becomes the finding's
 proof: `proven faster (×k [interval])`, `no measurable effect`, `slower`, or
 `not testable here` with the reason. `plan_proof` is pure; `verdict_of` reads a
 finished A/B.
@@ -13,8 +14,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from pglast.parser import ParseError
+
 from ..model.result import LabResult
+from ..sqltree import tables_read
 from .findings import Finding
+from .sql_checks import with_skip_locked
 
 
 @dataclass(frozen=True)
@@ -25,7 +30,11 @@ class ProofPlan:
     tables: tuple[str, ...]  # pg_dump --table patterns: what to copy
     statements: tuple[str, ...] = ()  # normalized (with $n): scripts drawn from the data
     scripts: tuple[str, ...] = ()  # pgbench scripts as they are
+    b_statements: tuple[str, ...] = ()  # B's own statements, in place of `statements`
+    naming: str = ""  # or the workload: every statement of the source naming this table
+    transaction: bool = False  # each script one transaction (locks held until commit)
     clients: int = 2
+    assumption: str = ""  # what the copy cannot know about the real workload
 
 
 NOT_TESTABLE = {
@@ -35,12 +44,43 @@ NOT_TESTABLE = {
     "`pgopt ab --synthesize --b-setting log_statement=none`",
     "checkpoints-requested": "a setting of the whole server: the batch lab shows the mechanism",
     "connection-per-transaction": "a pooler in front of the server: the login lab shows it",
+    "table-bloat": "a copy made by pg_dump is not bloated; pgstattuple measured the waste "
+    "itself, and the queue lab shows what dead rows cost a scan",
 }
 
 
 def plan_proof(finding: Finding) -> ProofPlan | str:
     """The experiment that measures `finding`'s fix, or why there is none here."""
     e, rule = finding.evidence, finding.rule.id
+    if rule == "lock-queue":
+        query = str(e["query"])
+        try:
+            tables = tables_read(query)
+        except ParseError as error:
+            return f"the statement does not parse: {error}"
+        return ProofPlan(
+            title=f"SKIP LOCKED in `{' '.join(query.split())[:60]}`",
+            fix_title="the statement with SKIP LOCKED",
+            fix_sql="",
+            tables=tables,
+            statements=(query,),
+            b_statements=(with_skip_locked(query),),
+            transaction=True,
+            clients=4,
+            assumption="each worker takes its rows and commits at once; a real worker "
+            "holds them while it works, and waits on them longer",
+        )
+    if rule in ("duplicate-index", "unused-index"):
+        why = f"{e['covered_by']} covers it" if rule == "duplicate-index" else "no scan uses it"
+        return ProofPlan(
+            title=f"DROP INDEX {e['index']} ({why})",
+            fix_title=f"DROP INDEX {e['index']}",
+            fix_sql=f"drop index {e['index']};\n",
+            tables=(str(e["table"]),),
+            naming=str(e["table"]),
+            assumption="the workload is the source's own statements on the table, as "
+            "pg_stat_statements counts them; a standby's reads are not among them",
+        )
     if rule == "scattered-rows-per-key":
         return ProofPlan(
             title=f"{e['table']}: CLUSTER on {e['index']}",

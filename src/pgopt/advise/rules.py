@@ -25,7 +25,7 @@ from ..queries import find
 from .sql_checks import FILTERS
 
 OPS = ("<", "<=", ">", ">=", "==", "!=", "abs<")
-NEEDS = ("statements", "pg_stats", "history")
+NEEDS = ("statements", "pg_stats", "history", "pgstattuple")
 
 
 class Severity(StrEnum):

@@ -1,5 +1,6 @@
-"""The named checks a rule may apply to a statement's text (`filter`), read with
-PostgreSQL's own parser (pglast), never with regular expressions (pure)."""
+"""Statements read with PostgreSQL's own parser (pglast), never with regular
+expressions (pure): the named checks a rule may apply to a statement's text
+(`filter`), and the statement with its fix applied, for a proof."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Callable
 from pglast import ast, parse_sql
 from pglast.enums.lockoptions import LockClauseStrength, LockWaitPolicy
 from pglast.parser import ParseError
+from pglast.stream import RawStream
 
 from ..sqltree import walk
 
@@ -26,6 +28,16 @@ def locks_rows_without_skip_locked(query: str) -> bool:
             ):
                 return node.strength != LockClauseStrength.LCS_NONE
     return False
+
+
+def with_skip_locked(query: str) -> str:
+    """`query` with SKIP LOCKED on each locking clause that would wait for a row."""
+    (raw,) = parse_sql(query)
+    assert raw.stmt is not None
+    for node in walk(raw.stmt):
+        if isinstance(node, ast.LockingClause) and node.waitPolicy == LockWaitPolicy.LockWaitBlock:
+            node.waitPolicy = LockWaitPolicy.LockWaitSkip
+    return str(RawStream()(raw.stmt))
 
 
 FILTERS: dict[str, Callable[[str], bool]] = {

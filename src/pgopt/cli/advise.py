@@ -6,23 +6,21 @@ import json
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 import click
-from rich.markup import escape
-from rich.table import Table
 
-from ..advise.advice import Advice, advice_document, advice_markdown, advise
+from ..advise.advice import advice_document, advise
 from ..advise.evidence import read_server
+from ..advise.report import advice_report
 from ..advise.rules import all_rules
 from ..errors import UsageError
 from ..redact import redact_dsn, redactor
+from ..report import markdown
+from ..report.terminal import print_document_summary
 from ..store import new_run_dir, write_atomic
 from .advise_proof import prove_findings
 from .app import cli, err, out, say_written
-from .running import password_of
-
-COLOURS = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
+from .running import command_line, password_of
 
 
 @cli.command("advise")
@@ -81,45 +79,18 @@ def advise_cmd(
         "started_at": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
         "duration_s": round(time.monotonic() - clock, 2),
         "server": redact_dsn(dsn),
+        "command": command_line(),
     }
     doc = advice_document(result, meta)
     folder = new_run_dir("advise", out_dir)
     if prove_ids:
         prove_findings(result, doc, dsn, set(prove_ids), folder, prove_duration)
     write_atomic(folder / "advice.json", json.dumps(doc, indent=2, default=str) + "\n")
-    write_atomic(folder / "report.md", advice_markdown(doc))
-    _print(result, doc)
+    report = advice_report(doc)
+    write_atomic(folder / "report.md", markdown.render_document(report))
+    from ..report import html  # matplotlib's import costs a second: only when writing
+
+    write_atomic(folder / "report.html", html.render_document(report, []))
+    print_document_summary(out, report)
     out.print(f"advice: {folder / 'advice.json'}", highlight=False)
-    say_written([folder / "report.md"])
-
-
-def _print(result: Advice, doc: dict[str, Any]) -> None:
-    e = doc["evidence"]
-    out.print(
-        f"[bold]advise[/]: {escape(doc['server'])} · PostgreSQL {e['server_version_num'] // 10000}"
-        f" · sample {e['sample_s']:g} s · {len(result.checked)} rules checked",
-        highlight=False,
-    )
-    for w in result.warnings():
-        out.print(f"[dim]note: {escape(w)}[/]", highlight=False)
-    if not result.findings:
-        out.print("no findings", highlight=False)
-    else:
-        table = Table(show_lines=False)
-        table.add_column("severity")
-        table.add_column("rule")
-        table.add_column("finding", overflow="fold")
-        for f in result.findings:
-            colour = COLOURS[f.severity.value]
-            table.add_row(f"[{colour}]{f.severity.value}[/]", f.rule.id, escape(f.message))
-        out.print(table)
-        for f in result.findings:
-            sources = "; ".join(t.source for t in f.rule.thresholds) or (f.rule.source or "")
-            out.print(f"[dim]{f.rule.id}: thresholds from {escape(sources)}[/]", highlight=False)
-    for entry in doc["findings"]:
-        if "proof_run" in entry or entry["proof"].startswith("not testable"):
-            out.print(f"proof of {entry['rule']}: {escape(entry['proof'])}", highlight=False)
-    if result.not_checked:
-        out.print("not checked:", highlight=False)
-        for n in result.not_checked:
-            out.print(f"  {n.rule.id}: {escape(n.reason)}", highlight=False)
+    say_written([folder / "report.md", folder / "report.html"])

@@ -5,14 +5,17 @@ come from its statistics."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..ab.spec import AbSpec, Script, Variant
-from ..ab.statements import scripts_for
+from ..ab.statements import scripts_for, statements_naming
+from ..ab.synthesize import Synthesis
 from ..ab.workload_files import write_workload
 from ..advise.advice import Advice
 from ..advise.prove import ProofPlan, plan_proof, verdict_of
+from ..errors import UsageError
 from .ab import run_ab
 from .app import err
 
@@ -53,8 +56,15 @@ def prove_findings(
         proved += 1
         where = folder / "proofs" / f"{finding.rule.id}-{proved}"
         err.print(f"[advise] proving {finding.rule.id}: {plan.title}", markup=False)
+        try:
+            spec = _spec(plan, dsn, where, duration)
+        except UsageError as e:
+            entry["proof"] = f"not testable here: {e}"
+            continue
+        if plan.assumption:
+            entry["proof_assumption"] = plan.assumption
         options = {**PROOF_OPTIONS, "out_dir": where / "run"}
-        result = run_ab(_spec(plan, dsn, where, duration), options)
+        result = run_ab(spec, options)
         assert result is not None
         entry["proof"] = verdict_of(result)
         entry["proof_run"] = str(where / "run")
@@ -64,24 +74,41 @@ def prove_findings(
 
 
 def _spec(plan: ProofPlan, dsn: str, where: Path, duration: int) -> AbSpec:
+    """The A/B of `plan`; UsageError when the source holds nothing to replay."""
     workload = where / "workload"
     scripts: tuple[Script, ...] = ()
     if plan.statements:
-        scripts = write_workload(scripts_for(dsn, list(plan.statements)), workload)
+        scripts = _write(scripts_for(dsn, list(plan.statements)), workload, plan.transaction)
+    elif plan.naming:
+        scripts = _write(statements_naming(dsn, plan.naming), workload, plan.transaction)
     workload.mkdir(parents=True, exist_ok=True)
     for i, text in enumerate(plan.scripts, start=len(scripts) + 1):
         path = workload / f"p{i:02d}.sql"
         path.write_text(text)
         scripts += (Script(path.resolve()),)
-    fix = where / "fix.sql"
-    fix.write_text(plan.fix_sql)
+    b_scripts: tuple[Script, ...] = ()
+    if plan.b_statements:
+        synthesis = scripts_for(dsn, list(plan.b_statements))
+        b_scripts = _write(synthesis, where / "workload-b", plan.transaction)
+    fix: tuple[Path, ...] = ()
+    if plan.fix_sql:
+        (where / "fix.sql").write_text(plan.fix_sql)
+        fix = ((where / "fix.sql").resolve(),)
     return AbSpec(
         title=f"advise --prove: {plan.title}",
         setup=(),
         scripts=scripts,
         a=Variant("as is"),
-        b=Variant(plan.fix_title, sql=(fix.resolve(),)),
+        b=Variant(plan.fix_title, sql=fix, scripts=b_scripts),
         run={"clients": plan.clients, "duration": duration, "warmup": 1},
         source_dsn=dsn,
         tables=plan.tables,
     )
+
+
+def _write(synthesis: Synthesis, folder: Path, transaction: bool) -> tuple[Script, ...]:
+    """The synthesized scripts as files; each one transaction when `transaction`."""
+    if transaction:
+        wrapped = tuple(replace(s, text=f"begin;\n{s.text}commit;\n") for s in synthesis.scripts)
+        synthesis = replace(synthesis, scripts=wrapped)
+    return write_workload(synthesis, folder)

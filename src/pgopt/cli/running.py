@@ -133,7 +133,7 @@ def run_lab(item: Lab, options: dict[str, Any], run_dir: Path | None = None) -> 
         return None
     target = _make_target(options, display.message)
     run_dir = run_dir or new_run_dir(item.name, options["out_dir"])
-    session = run_session(item, params, target, run_dir, display, command=_command_line())
+    session = run_session(item, params, target, run_dir, display, command=command_line())
     print_summary(out, session.result)
     out.print(f"result: {session.result_path}")
     say_written(session.reports)
@@ -172,5 +172,6 @@ def _print_plan(item: Lab, params: RunParams, options: dict[str, Any]) -> None:
         out.print(f"probes checked when the run starts: {', '.join(probes)}", highlight=False)
 
 
-def _command_line() -> str:
+def command_line() -> str:
+    """The command as typed, each DSN's password redacted (for a report's Reproduce)."""
     return "pgopt " + " ".join(shlex.quote(redact_dsn(a)) for a in sys.argv[1:])

@@ -1,5 +1,6 @@
 -- What the evidence is worth (pgopt advise): how old the statistics are, how long the
--- server has run, whether pg_stats shows this role anything, and tables never analyzed.
+-- server has run, whether pg_stats shows this role anything, tables never analyzed,
+-- and which extensions it can read through.
 select extract(epoch from now() - coalesce(
            (select stats_reset from pg_stat_database where datname = current_database()),
            pg_postmaster_start_time()))::float8 as stats_age_s,
@@ -10,4 +11,5 @@ select extract(epoch from now() - coalesce(
              where last_analyze is null and last_autoanalyze is null and n_live_tup > 0
              order by 1) as never_analyzed,
        exists (select 1 from pg_extension where extname = 'pg_stat_statements') as statements,
+       exists (select 1 from pg_extension where extname = 'pgstattuple') as pgstattuple,
        current_setting('server_version_num')::int as version_num

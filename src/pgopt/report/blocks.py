@@ -101,3 +101,4 @@ class Document:
     summary: Section  # what the terminal prints
     sections: tuple[Section, ...]  # the rest, for Markdown and HTML
     schema: str
+    source: str = "result.json"  # the file the document is rendered from

@@ -132,7 +132,7 @@ def render_document(doc: Document, plots: list[Plot]) -> str:
         body.append(f'<p class="banner{bad}">{inline(spans)}</p>')
     body += [s for s in (_section(x, plots) for x in (doc.summary, *doc.sections)) if s]
     body.append(
-        f"<footer>Rendered by pgopt {e(__version__)} from result.json ({e(doc.schema)}). "
+        f"<footer>Rendered by pgopt {e(__version__)} from {e(doc.source)} ({e(doc.schema)}). "
         "This page loads nothing from the network.</footer>"
     )
     return "\n".join(

@@ -134,7 +134,7 @@ def render_document(doc: Document) -> str:
         rendered = _section(section)
         if rendered:
             lines += ["", *rendered]
-    lines += ["", f"<sub>Rendered by pgopt from result.json ({text(doc.schema)}).</sub>"]
+    lines += ["", f"<sub>Rendered by pgopt from {text(doc.source)} ({text(doc.schema)}).</sub>"]
     return "\n".join(lines) + "\n"
 
 

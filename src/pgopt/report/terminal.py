@@ -8,7 +8,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from ..model.result import LabResult
-from .blocks import Block, Inline, Items, Paragraph, Style, Table
+from .blocks import Block, Document, Inline, Items, Paragraph, Style, Table
 from .document import build_document
 
 STYLES = {
@@ -57,7 +57,11 @@ def _print_block(console: Console, block: Block) -> None:
 
 
 def print_summary(console: Console, result: LabResult) -> None:
-    doc = build_document(result)
+    print_document_summary(console, build_document(result))
+
+
+def print_document_summary(console: Console, doc: Document) -> None:
+    """A document's title, facts, banners and summary section."""
     console.print(Text(doc.title, style="bold"))
     console.print(inline(doc.facts), style="dim")
     for style, spans in doc.banners:
