@@ -1,6 +1,7 @@
 """`pgopt ab` without a server: what an A/B names (ab.toml and flags), the lab it
 becomes, and the copy of a source database made fit for the server it goes to."""
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -132,6 +133,8 @@ def test_the_lab_rebuilds_the_data_before_every_run_and_b_starts_from_a(
     assert b.settings == {"work_mem": "4MB", "random_page_cost": "1.1"}
     assert b.parent == "a" and lab.defaults.clients == 4 and lab.defaults.reps is None
     assert "drop schema" in (tmp_path / "generated" / "reset.sql").read_text()
+    prepared = ab_lab(replace(spec, b=replace(spec.b, mode="prepared")), tmp_path / "g2")
+    assert [s.mode for s in prepared.steps] == [lab.steps[0].mode, "prepared"]
 
 
 def test_column_options_postgresql_does_not_define_are_left_out_of_a_copy() -> None:

@@ -178,7 +178,35 @@ def test_the_advice_document_lists_findings_and_what_was_not_checked() -> None:
 )
 def test_a_bad_rule_file_names_its_field(text: str, message: str) -> None:
     with pytest.raises(LabError, match=message):
-        read_rule(text, "rules/x.toml")
+        read_rule(text + '\n[proof]\nnot_testable = "n"\n', "rules/x.toml")
+
+
+RULE = (
+    'id="x"\ntitle="t"\nseverity="info"\nquery="advise_tables"\nmessage="m"\nfix="f"\nsource="s"\n'
+)
+
+
+@pytest.mark.parametrize(
+    ("proof", "message"),
+    [
+        ("", "field 'proof' is required"),
+        ('[proof]\ntitle="t"\nfix="f"\nfix_sql="s"\ntables=["t"]\n', "runs statements"),
+        ('[proof]\ntitle="t"\nfix="f"\nfix_sql="s"\nscripts=["s"]\n', "tables to copy"),
+        ('[proof]\ntitle="t"\nfix="f"\ntables=["t"]\nscripts=["s"]\n', "B differs from A"),
+        (
+            '[proof]\ntitle="t"\nfix="f"\ntables=["t"]\nscripts=["s"]\nrewrite="x"\n',
+            "unknown 'x'",
+        ),
+        (
+            '[proof]\ntitle="t"\nfix="f"\ntables=["t"]\nscripts=["s"]\nb_mode="fast"\n',
+            "expected one of simple",
+        ),
+        ('[proof]\nnot_testable="n"\ntitle="t"\n', "title"),
+    ],
+)
+def test_a_rules_proof_is_checked_when_it_loads(proof: str, message: str) -> None:
+    with pytest.raises(LabError, match=message):
+        read_rule(RULE + proof, "rules/x.toml")
 
 
 def test_threshold_operators() -> None:
@@ -222,7 +250,8 @@ def test_a_proof_is_planned_from_the_findings_evidence() -> None:
     setting = plan_proof(Finding(RULES["commit-bound"], "m", "f", {}))
     assert isinstance(setting, str) and "--b-setting synchronous_commit=off" in setting
     queue = "select id from public.jobs where state = $1 order by id limit $2 for update"
-    plan = plan_proof(Finding(RULES["lock-queue"], "m", "f", {"query": queue}))
+    statement = {"query": queue, "query_short": queue[:20]}
+    plan = plan_proof(Finding(RULES["lock-queue"], "m", "f", statement))
     assert isinstance(plan, ProofPlan) and plan.transaction and plan.tables == ("public.jobs",)
     assert plan.statements == (queue,) and plan.fix_sql == ""
     assert plan.b_statements[0].endswith("FOR UPDATE SKIP LOCKED")
@@ -230,6 +259,9 @@ def test_a_proof_is_planned_from_the_findings_evidence() -> None:
     plan = plan_proof(Finding(RULES["duplicate-index"], "m", "f", duplicate))
     assert isinstance(plan, ProofPlan) and plan.fix_sql == "drop index public.o_c;\n"
     assert plan.naming == "public.o" and not plan.statements
+    plan = plan_proof(Finding(RULES["planning-overhead"], "m", "f", statement))
+    assert isinstance(plan, ProofPlan) and plan.b_mode == "prepared" and not plan.fix_sql
+    assert plan.statements == (queue,) and plan.tables == ("public.jobs",)
 
 
 def test_the_report_renders_the_advice_escaped_with_proofs_and_sources() -> None:

@@ -78,6 +78,8 @@ def _step(
         step["scripts"] = [{"file": str(s.path), "weight": s.weight} for s in own]
     if variant.settings:
         step["settings"] = dict(variant.settings)
+    if variant.mode:
+        step["mode"] = variant.mode
     return step
 
 

@@ -34,6 +34,7 @@ class Variant:
     sql: tuple[Path, ...] = ()
     settings: dict[str, str] = field(default_factory=dict)
     scripts: tuple[Script, ...] = ()
+    mode: str | None = None  # pgbench's protocol (-M), when not the default
 
 
 @dataclass(frozen=True)

@@ -4,22 +4,24 @@ A finding on the user's objects becomes an A/B (pgopt ab) on a throwaway server:
 the objects copied from the live server (pg_dump, read-only), a workload that
 touches them (a statement drawn from the data as `ab --synthesize` draws it, the
 source's own statements on a table, or a script as it is), A as is and B with the
-fix: a schema change, or the statement rewritten (SKIP LOCKED). Its verdict becomes the finding's
-proof: `proven faster (×k [interval])`, `no measurable effect`, `slower`, or
-`not testable here` with the reason. `plan_proof` is pure; `verdict_of` reads a
-finished A/B.
+fix: a schema change, the statement rewritten (SKIP LOCKED), or another protocol.
+What to run comes from the rule's `[proof]` (advise/rules.py), filled in with the
+finding's evidence. Its verdict becomes the finding's proof: `proven faster (×k
+[interval])`, `no measurable effect`, `slower`, or `not testable here` with the
+reason. `plan_proof` is pure; `verdict_of` reads a finished A/B.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from pglast.parser import ParseError
 
 from ..model.result import LabResult
 from ..sqltree import tables_read
 from .findings import Finding
-from .sql_checks import with_skip_locked
+from .sql_checks import REWRITES
 
 
 @dataclass(frozen=True)
@@ -32,73 +34,45 @@ class ProofPlan:
     scripts: tuple[str, ...] = ()  # pgbench scripts as they are
     b_statements: tuple[str, ...] = ()  # B's own statements, in place of `statements`
     naming: str = ""  # or the workload: every statement of the source naming this table
+    b_mode: str | None = None  # B's pgbench protocol
     transaction: bool = False  # each script one transaction (locks held until commit)
     clients: int = 2
     assumption: str = ""  # what the copy cannot know about the real workload
 
 
-NOT_TESTABLE = {
-    "commit-bound": "a setting: measure it on your workload with "
-    "`pgopt ab --synthesize --b-setting synchronous_commit=off`",
-    "statement-logging": "a setting: measure it on your workload with "
-    "`pgopt ab --synthesize --b-setting log_statement=none`",
-    "checkpoints-requested": "a setting of the whole server: the batch lab shows the mechanism",
-    "connection-per-transaction": "a pooler in front of the server: the login lab shows it",
-    "table-bloat": "a copy made by pg_dump is not bloated; pgstattuple measured the waste "
-    "itself, and the queue lab shows what dead rows cost a scan",
-}
-
-
 def plan_proof(finding: Finding) -> ProofPlan | str:
     """The experiment that measures `finding`'s fix, or why there is none here."""
-    e, rule = finding.evidence, finding.rule.id
-    if rule == "lock-queue":
-        query = str(e["query"])
-        try:
-            tables = tables_read(query)
-        except ParseError as error:
-            return f"the statement does not parse: {error}"
-        return ProofPlan(
-            title=f"SKIP LOCKED in `{' '.join(query.split())[:60]}`",
-            fix_title="the statement with SKIP LOCKED",
-            fix_sql="",
-            tables=tables,
-            statements=(query,),
-            b_statements=(with_skip_locked(query),),
-            transaction=True,
-            clients=4,
-            assumption="each worker takes its rows and commits at once; a real worker "
-            "holds them while it works, and waits on them longer",
-        )
-    if rule in ("duplicate-index", "unused-index"):
-        why = f"{e['covered_by']} covers it" if rule == "duplicate-index" else "no scan uses it"
-        return ProofPlan(
-            title=f"DROP INDEX {e['index']} ({why})",
-            fix_title=f"DROP INDEX {e['index']}",
-            fix_sql=f"drop index {e['index']};\n",
-            tables=(str(e["table"]),),
-            naming=str(e["table"]),
-            assumption="the workload is the source's own statements on the table, as "
-            "pg_stat_statements counts them; a standby's reads are not among them",
-        )
-    if rule == "scattered-rows-per-key":
-        return ProofPlan(
-            title=f"{e['table']}: CLUSTER on {e['index']}",
-            fix_title=f"CLUSTER {e['table']} USING {e['index_name']}",
-            fix_sql=f"cluster {e['table']} using {e['index_name']};\n",
-            tables=(str(e["table"]),),
-            statements=(f"select * from {e['table']} where {e['column_ident']} = $1",),
-        )
-    if rule == "sequence-without-cache":
-        return ProofPlan(
-            title=f"{e['sequence']}: a cache of 100",
-            fix_title=f"ALTER SEQUENCE {e['sequence']} CACHE 100",
-            fix_sql=f"alter sequence {e['sequence']} cache 100;\n",
-            tables=(str(e["sequence"]),),
-            scripts=(f"select nextval('{e['sequence']}');\n",),
-            clients=4,
-        )
-    return NOT_TESTABLE.get(rule, "no experiment for this rule yet")
+    spec, e = finding.rule.proof, finding.evidence
+    if spec.not_testable:
+        return spec.not_testable
+    statements = tuple(_fill(s, e) for s in spec.statements)
+    try:
+        tables = tuple(_fill(t, e) for t in spec.tables)
+        if spec.tables_of:
+            tables += tables_read(str(e[spec.tables_of]))
+        b_statements: tuple[str, ...] = ()
+        if spec.rewrite:
+            b_statements = tuple(REWRITES[spec.rewrite](s) for s in statements)
+    except ParseError as error:
+        return f"the statement does not parse: {error}"
+    return ProofPlan(
+        title=_fill(spec.title, e),
+        fix_title=_fill(spec.fix, e),
+        fix_sql=_fill(spec.fix_sql, e) + "\n" if spec.fix_sql else "",
+        tables=tables,
+        statements=statements,
+        scripts=tuple(_fill(s, e) + "\n" for s in spec.scripts),
+        b_statements=b_statements,
+        naming=_fill(spec.naming, e),
+        b_mode=spec.b_mode,
+        transaction=spec.transaction,
+        clients=spec.clients,
+        assumption=spec.assumption,
+    )
+
+
+def _fill(template: str, evidence: dict[str, Any]) -> str:
+    return template.format(**evidence)
 
 
 def verdict_of(result: LabResult) -> str:

@@ -8,6 +8,11 @@ make its `wait_share`, a named SQL check on the statement text (`filter`), deriv
 figures (lab expressions), and its thresholds, each with where it comes from. A
 row that meets every threshold (or any, with `any = true`) is a finding, told by
 `message`, with its `fix` and the lab `experiment` that shows the mechanism.
+
+Every rule also says how its fix is proved (`[proof]`): an A/B on a throwaway copy
+of the objects the finding names (templates over the finding's evidence: the fix's
+SQL, the tables to copy, the statements or scripts to run, a rewrite of the
+statement or a protocol for B), or why it cannot be proved on a copy.
 """
 
 from __future__ import annotations
@@ -22,10 +27,11 @@ from ..errors import LabError
 from ..lab.expressions import evaluate
 from ..lab.table import Table
 from ..queries import find
-from .sql_checks import FILTERS
+from .sql_checks import FILTERS, REWRITES
 
 OPS = ("<", "<=", ">", ">=", "==", "!=", "abs<")
 NEEDS = ("statements", "pg_stats", "history", "pgstattuple")
+MODES = ("simple", "extended", "prepared")
 
 
 class Severity(StrEnum):
@@ -66,6 +72,26 @@ class Threshold:
 
 
 @dataclass(frozen=True)
+class ProofSpec:
+    """How a finding's fix is measured; `{field}` templates take the finding's evidence."""
+
+    not_testable: str | None = None  # or why no copy can show it
+    title: str = ""
+    fix: str = ""  # B's title
+    fix_sql: str = ""  # B's schema change, if any
+    tables: tuple[str, ...] = ()  # pg_dump --table patterns
+    tables_of: str | None = None  # or: the tables an evidence field's statement names
+    statements: tuple[str, ...] = ()  # normalized (with $n), values drawn from the data
+    scripts: tuple[str, ...] = ()  # pgbench scripts as they are
+    naming: str = ""  # or: the source's statements that name this table
+    rewrite: str | None = None  # B runs the statements rewritten (REWRITES)
+    b_mode: str | None = None  # B's pgbench protocol (simple, extended, prepared)
+    transaction: bool = False  # each script one transaction
+    clients: int = 2
+    assumption: str = ""  # what the copy cannot know about the real workload
+
+
+@dataclass(frozen=True)
 class Rule:
     id: str
     title: str
@@ -85,6 +111,7 @@ class Rule:
     seed: str | None = None
     source: str | None = None  # for a rule without thresholds: what defines it
     experiment: str | None = None
+    proof: ProofSpec = ProofSpec(not_testable="no experiment for this rule")
 
     def applies_to(self, major: int) -> bool:
         return self.versions[0] <= major <= self.versions[1]
@@ -138,6 +165,7 @@ def read_rule(text: str, where: str) -> Rule:
         seed=t.text("seed", None),
         source=t.text("source", None),
         experiment=t.text("experiment", None),
+        proof=_proof(t.table("proof"), f"{where}: [proof]"),
     )
     t.done()
     if find(rule.query, 10**6) is None:
@@ -152,6 +180,41 @@ def read_rule(text: str, where: str) -> Rule:
     if not rule.thresholds and not rule.source:
         raise t.fail("source", "a rule without thresholds says what defines it")
     return rule
+
+
+def _proof(item: Any, where: str) -> ProofSpec:
+    t = Table(item, where)
+    if t.has("not_testable"):
+        proof = ProofSpec(not_testable=str(t.text("not_testable")))
+        t.done()
+        return proof
+    proof = ProofSpec(
+        title=str(t.text("title")),
+        fix=str(t.text("fix")),
+        fix_sql=str(t.text("fix_sql", "")),
+        tables=tuple(str(x) for x in t.array("tables", [])),
+        tables_of=t.text("tables_of", None),
+        statements=tuple(str(x) for x in t.array("statements", [])),
+        scripts=tuple(str(x) for x in t.array("scripts", [])),
+        naming=str(t.text("naming", "")),
+        rewrite=t.text("rewrite", None),
+        b_mode=t.text("b_mode", None),
+        transaction=bool(t.flag("transaction", False)),
+        clients=int(t.integer("clients", 2)),
+        assumption=str(t.text("assumption", "")),
+    )
+    t.done()
+    if not (proof.statements or proof.scripts or proof.naming):
+        raise t.fail("statements", "a proof runs statements, scripts, or a table's statements")
+    if not (proof.tables or proof.tables_of):
+        raise t.fail("tables", "a proof names the tables to copy (tables, or tables_of)")
+    if not (proof.fix_sql or proof.rewrite or proof.b_mode):
+        raise t.fail("fix_sql", "B differs from A: a fix_sql, a rewrite, or a b_mode")
+    if proof.rewrite is not None and proof.rewrite not in REWRITES:
+        raise t.fail("rewrite", f"unknown {proof.rewrite!r} (known: {', '.join(REWRITES)})")
+    if proof.b_mode is not None and proof.b_mode not in MODES:
+        raise t.fail("b_mode", f"expected one of {', '.join(MODES)}")
+    return proof
 
 
 def _threshold(item: Any, where: str) -> Threshold:

@@ -1,6 +1,6 @@
 """Statements read with PostgreSQL's own parser (pglast), never with regular
 expressions (pure): the named checks a rule may apply to a statement's text
-(`filter`), and the statement with its fix applied, for a proof."""
+(`filter`), and the rewrites a proof may apply to one (`rewrite`)."""
 
 from __future__ import annotations
 
@@ -43,3 +43,4 @@ def with_skip_locked(query: str) -> str:
 FILTERS: dict[str, Callable[[str], bool]] = {
     "locks_rows_without_skip_locked": locks_rows_without_skip_locked
 }
+REWRITES: dict[str, Callable[[str], str]] = {"skip_locked": with_skip_locked}

@@ -99,7 +99,7 @@ def _spec(plan: ProofPlan, dsn: str, where: Path, duration: int) -> AbSpec:
         setup=(),
         scripts=scripts,
         a=Variant("as is"),
-        b=Variant(plan.fix_title, sql=fix, scripts=b_scripts),
+        b=Variant(plan.fix_title, sql=fix, scripts=b_scripts, mode=plan.b_mode),
         run={"clients": plan.clients, "duration": duration, "warmup": 1},
         source_dsn=dsn,
         tables=plan.tables,
