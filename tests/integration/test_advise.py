@@ -2,9 +2,7 @@
 workload; every planted problem is found, and the decoys that look alike but are
 fine are not; advise leaves the server as it found it."""
 
-import contextlib
 import json
-import subprocess
 import uuid
 from collections.abc import Iterator
 from importlib.resources import files
@@ -14,6 +12,7 @@ from typing import Any
 import jsonschema
 import psycopg
 import pytest
+from bench.advise_planted import live_workload, plant
 
 from pgopt.binaries import PgBinaries
 from pgopt.cli import main
@@ -21,100 +20,11 @@ from pgopt.target.embedded import EmbeddedTarget
 
 from .conftest import LOCAL_DSN, local_server_answers
 
-PLANTED = """\
-create extension pg_stat_statements;
--- a hot sequence without a cache, and a decoy with one
-create sequence hot_seq cache 1;
-create sequence cached_seq cache 100;
--- a queue whose workers lock the same row (FOR UPDATE), and a decoy with SKIP LOCKED
-create table jobs (id int primary key, n int not null default 0);
-insert into jobs select i, 0 from generate_series(1, 1000) i;
--- many rows per key scattered over the table, and the same rows in key order
-create table events (key int not null, payload text not null);
-insert into events select (random() * 1999)::int, repeat('x', 80) from generate_series(1, 200000);
-create index events_key on events (key);
-create table events_sorted as select * from events order by key;
-create index events_sorted_key on events_sorted (key);
--- an index another covers, and a decoy that leads with another column
-create table orders (customer int, placed date, total int);
-insert into orders select i % 500, date '2026-01-01' + i % 300, i from generate_series(1, 5000) i;
-create index orders_customer on orders (customer);
-create index orders_customer_placed on orders (customer, placed);
-create index orders_placed on orders (placed);
--- an index left invalid by a failed CREATE INDEX CONCURRENTLY (see below)
-create table tags (name text);
-insert into tags values ('a'), ('a');
--- a queue table emptied as fast as it fills: dead rows at its head
-create table inbox (id serial primary key, body text) with (autovacuum_enabled = false);
-insert into inbox (body) select 'm' from generate_series(1, 20000);
-delete from inbox;
-create table outbox (id serial primary key, body text);
-insert into outbox (body) select 'm' from generate_series(1, 20000);
--- half of a table's rows deleted: pgstattuple measures the waste; and a decoy whose
--- free half is its fillfactor's
-create extension pgstattuple;
-create table ledger (id int, body text) with (autovacuum_enabled = false);
-insert into ledger select i, repeat('x', 100) from generate_series(1, 100000) i;
-delete from ledger where id % 2 = 0;
-create table roomy (id int, body text) with (fillfactor = 50);
-insert into roomy select i, repeat('x', 100) from generate_series(1, 100000) i;
-analyze;
-"""
-WORKLOAD = {
-    "seq.sql": "select nextval('hot_seq');\nselect nextval('cached_seq');\n",
-    "lock.sql": (
-        "begin;\nselect id from jobs order by id limit 1 for update \\gset\n"
-        "update jobs set n = n + 1 where id = :id;\ncommit;\n"
-    ),
-    "skip.sql": (
-        "begin;\n\\set j random(2, 1000)\n"
-        "select id from jobs where id >= :j order by id limit 1 for update skip locked;\ncommit;\n"
-    ),
-    "keys.sql": (
-        "\\set k random(0, 1999)\nselect count(payload) from events where key = :k;\n"
-        "select count(payload) from events_sorted where key = :k;\n"
-        "select count(*) from orders where placed = '2026-02-01';\n"
-        "insert into orders (customer, total) values (:k, :k);\n"
-    ),
-}
-
 
 @pytest.fixture(scope="module")
 def planted(binaries: PgBinaries) -> Iterator[tuple[EmbeddedTarget, str]]:
     with EmbeddedTarget(binaries) as server:
-        admin = f"postgresql://postgres@127.0.0.1:{server.port}/postgres"
-        name = f"shop_{uuid.uuid4().hex[:8]}"
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f"create database {name}")
-        dsn = admin.rsplit("/", 1)[0] + f"/{name}"
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute(PLANTED)
-            with contextlib.suppress(psycopg.errors.UniqueViolation):
-                conn.execute("create unique index concurrently tags_name on tags (name)")
-        yield server, dsn
-
-
-@contextlib.contextmanager
-def live_workload(binaries: PgBinaries, dsn: str, folder: Path) -> Iterator[None]:
-    """pgbench clients running the workload while advise samples."""
-    procs = []
-    for file, text in WORKLOAD.items():
-        (folder / file).write_text(text)
-        clients = "4" if file == "lock.sql" else "1"
-        args = [str(binaries.path("pgbench")), "-n", "-c", clients, "-T", "40"]
-        procs.append(
-            subprocess.Popen(
-                [*args, "-f", str(folder / file), dsn],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-        )
-    try:
-        yield
-    finally:
-        for proc in procs:
-            proc.terminate()
-            proc.wait(timeout=10)
+        yield server, plant(server)
 
 
 def run_advise(dsn: str, out: Path, *args: str) -> tuple[int, dict[str, Any]]:
@@ -238,6 +148,32 @@ def test_advise_writes_nothing(planted: tuple[EmbeddedTarget, str], tmp_path: Pa
     code, _ = run_advise(dsn, tmp_path / "out", "--sample", "1")
     assert code == 0
     assert server_state(dsn) == before
+
+
+def test_a_role_without_privileges_is_told_what_it_could_not_see(
+    planted: tuple[EmbeddedTarget, str], tmp_path: Path
+) -> None:
+    """pg_monitor is enough for every rule but the one that reads pg_stats (which shows
+    a role only the columns it may read); a role without it learns, rule by rule, what
+    it could not read and why."""
+    _, dsn = planted
+    role = f"r_{uuid.uuid4().hex[:6]}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute(f"create role {role}_mon login in role pg_monitor")
+        conn.execute(f"create role {role}_none login")
+    as_role = dsn.replace("postgres@", f"{role}_mon@")
+    code, monitor = run_advise(as_role, tmp_path / "mon", "--sample", "1")
+    assert code == 0
+    assert findings(monitor, "table-bloat") and findings(monitor, "duplicate-index")
+    reasons = {n["rule"]: n["reason"] for n in monitor["not_checked"]}
+    assert set(reasons) == {"unused-index", "scattered-rows-per-key"}  # a fresh server; pg_stats
+    assert "grant it SELECT on the tables" in reasons["scattered-rows-per-key"]
+    none = dsn.replace("postgres@", f"{role}_none@")
+    code, plain = run_advise(none, tmp_path / "none", "--sample", "1")
+    assert code == 0
+    reasons = {n["rule"]: n["reason"] for n in plain["not_checked"]}
+    assert "pg_monitor is not enough" in reasons["scattered-rows-per-key"]
+    assert "permission denied" in reasons["table-bloat"]
 
 
 @pytest.fixture

@@ -107,7 +107,11 @@ def _finding(f: Finding) -> dict[str, Any]:
             for t in rule.thresholds
         ],
         "evidence": f.evidence,
-        "proof": f"not measured: `pgopt advise --prove {rule.id}` measures it",
+        "proof": (
+            f"not testable here: {rule.proof.not_testable}"
+            if rule.proof.not_testable
+            else f"not measured: `pgopt advise --prove {rule.id}` measures it"
+        ),
     }
     if rule.source:
         out["source"] = rule.source

@@ -67,7 +67,8 @@ def unmet_need(rule: Rule, evidence: Evidence) -> str | None:
         )
     if "pg_stats" in rule.needs and not evidence.stats_visible:
         return (
-            "pg_stats shows this role nothing: grant it pg_read_all_stats (or SELECT on the tables)"
+            "pg_stats shows a role only the columns it may read, and this role none: grant it "
+            "SELECT on the tables (or pg_read_all_data, PostgreSQL 14+); pg_monitor is not enough"
         )
     if "pgstattuple" in rule.needs and not evidence.pgstattuple:
         return (
