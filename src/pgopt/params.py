@@ -110,11 +110,11 @@ _UNITS = {
 }
 
 
-def parse_size(text: str) -> int:
+def parse_size(text: str, flag: str = "--ram") -> int:
     """'8GB', '512MB', '1.5GB' -> bytes (binary units, as PostgreSQL counts them)."""
     m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT]?B?)\s*", text.upper())
     if not m or m.group(2) not in _UNITS:
-        raise UsageError(f"--ram {text!r}: give a size such as 8GB or 512MB")
+        raise UsageError(f"{flag} {text!r}: give a size such as 8GB or 512MB")
     return int(float(m.group(1)) * _UNITS[m.group(2)])
 
 

@@ -9,8 +9,7 @@ import pytest
 from rich.console import Console
 
 from pgopt.advise.advice import advice_document, advise
-from pgopt.advise.evidence import Readings
-from pgopt.advise.findings import Evidence, apply, unmet_need, wait_share
+from pgopt.advise.findings import Evidence, Readings, apply, unmet_need, wait_share
 from pgopt.advise.report import advice_report
 from pgopt.advise.rules import Threshold, all_rules, read_rule
 from pgopt.advise.sql_checks import locks_rows_without_skip_locked, with_skip_locked

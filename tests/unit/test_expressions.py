@@ -23,6 +23,15 @@ def test_settings_may_grow_with_the_dataset_scale() -> None:
     assert expressions.expand(wal, {"scale": 0.01}) == "1GB"
 
 
+def test_conditions_choose_and_comparisons_are_one_or_zero() -> None:
+    names = {"cpus": 2.0, "ram_mb": 1000.0, "version": 18.0}
+    assert expressions.evaluate("ceil(cpus / 4)", names) == 1
+    assert expressions.evaluate("4 if cpus >= 4 else 0", names) == 0
+    assert expressions.evaluate("1 <= cpus < 4 and not version < 15", names) == 1
+    assert expressions.evaluate("ram_mb > 2048 or cpus == 2", names) == 1
+    assert expressions.evaluate("max(-1, floor(ram_mb / 300))", names) == 3
+
+
 @pytest.mark.parametrize(
     ("value", "message"),
     [

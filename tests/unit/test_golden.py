@@ -36,6 +36,7 @@ COMMANDS: tuple[list[str], ...] = (
     ["compare"],
     ["ab"],
     ["advise"],
+    ["tune"],
 )
 
 

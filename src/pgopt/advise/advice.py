@@ -9,8 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..analysis.observed import shares
-from .evidence import Readings
-from .findings import Finding, NotChecked, apply, unmet_need
+from .findings import Finding, NotChecked, Readings, apply, unmet_need
 from .rules import Rule
 
 SCHEMA = "pgopt.advice/1"

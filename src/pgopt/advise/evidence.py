@@ -26,7 +26,7 @@ from ..queries import load
 from ..redact import redact_dsn
 from ..sampler import Scope, WaitSampler
 from ..target.base import first_line
-from .findings import Evidence
+from .findings import Evidence, Readings
 from .rules import Rule
 
 READ_ONLY = "-c default_transaction_read_only=on -c statement_timeout=30s -c lock_timeout=2s"
@@ -44,14 +44,6 @@ class LiveServer:
 
     def backend_cpu_s(self, pid: int) -> float | None:
         return None
-
-
-@dataclass(frozen=True)
-class Readings:
-    evidence: Evidence
-    before: dict[str, list[dict[str, Any]]]  # query name -> rows
-    after: dict[str, list[dict[str, Any]]]
-    failed: dict[str, str]  # query name -> the server's reason
 
 
 def read_server(

@@ -56,6 +56,14 @@ class NotChecked:
     reason: str
 
 
+@dataclass(frozen=True)
+class Readings:
+    evidence: Evidence
+    before: dict[str, list[dict[str, Any]]]  # query name -> rows
+    after: dict[str, list[dict[str, Any]]]
+    failed: dict[str, str]  # query name -> the server's reason
+
+
 def unmet_need(rule: Rule, evidence: Evidence) -> str | None:
     """Why the evidence cannot support `rule`, or None."""
     if not rule.applies_to(evidence.major):

@@ -2,10 +2,11 @@
 "{ram_mb // 4}MB"`), dataset variables from the dataset size (`"{rows // 10000}"`),
 and an advise rule's derived figures (`evaluate`).
 
-A value may hold `{expression}` parts: integer arithmetic (+ - * // / %),
-`min(...)`, `max(...)`, numbers, and the names the engine provides (`ram_mb`,
+A value may hold `{expression}` parts: arithmetic (+ - * // / %), `min(...)`,
+`max(...)`, `ceil(...)`, `floor(...)`, comparisons and `and`/`or`/`not` (true is
+1), `a if condition else b`, numbers, and the names the engine provides (`ram_mb`,
 `cpus` and `scale` for settings; the size variable and `scale` for dataset
-variables).
+variables; the machine's and server's facts for a tuning profile).
 Expressions are parsed with `ast` and evaluated on a whitelist: a lab file
 cannot run code.
 """
@@ -13,6 +14,7 @@ cannot run code.
 from __future__ import annotations
 
 import ast
+import math
 import operator
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -29,7 +31,20 @@ _BINARY: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod,
 }
-_FUNCTIONS: dict[str, Callable[..., float]] = {"min": min, "max": max}
+_FUNCTIONS: dict[str, Callable[..., float]] = {
+    "min": min,
+    "max": max,
+    "ceil": math.ceil,
+    "floor": math.floor,
+}
+_COMPARE: dict[type[ast.cmpop], Callable[[float, float], bool]] = {
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+}
 
 
 def _evaluate(node: ast.AST, names: Mapping[str, float]) -> float:
@@ -41,6 +56,22 @@ def _evaluate(node: ast.AST, names: Mapping[str, float]) -> float:
         if node.id not in names:
             raise LabError(f"unknown name {node.id!r} (known: {', '.join(sorted(names))})")
         return float(names[node.id])
+    if isinstance(node, ast.Compare) and all(type(op) in _COMPARE for op in node.ops):
+        left, held = _evaluate(node.left, names), True
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
+            right = _evaluate(right_node, names)
+            held = held and _COMPARE[type(op)](left, right)
+            left = right
+        return float(held)
+    if isinstance(node, ast.IfExp):
+        chosen = node.body if _evaluate(node.test, names) else node.orelse
+        return _evaluate(chosen, names)
+    if isinstance(node, ast.BoolOp):
+        values = [_evaluate(v, names) for v in node.values]
+        return float(all(values) if isinstance(node.op, ast.And) else any(values))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not | ast.USub):
+        value = _evaluate(node.operand, names)
+        return float(not value) if isinstance(node.op, ast.Not) else -value
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         return _BINARY[type(node.op)](_evaluate(node.left, names), _evaluate(node.right, names))
     if (
@@ -63,9 +94,16 @@ def evaluate(expression: str, names: Mapping[str, float]) -> float:
     return _evaluate(tree, names)
 
 
-def expand(value: str, names: Mapping[str, float]) -> str:
-    """Replace every `{expression}` in `value` by its integer value."""
-    return _PART.sub(lambda m: str(int(evaluate(m.group(1), names))), value)
+def expand(value: str, names: Mapping[str, float], *, decimals: int = 0) -> str:
+    """Replace every `{expression}` in `value` by its value: an integer, or with up to
+    `decimals` decimals (trailing zeros dropped) when it has a fraction."""
+
+    def text(number: float) -> str:
+        if not decimals or float(number).is_integer():
+            return str(int(number))
+        return f"{number:.{decimals}f}".rstrip("0").rstrip(".")
+
+    return _PART.sub(lambda m: text(evaluate(m.group(1), names)), value)
 
 
 def check(value: str, names: Iterable[str] = NAMES) -> None:

@@ -1,0 +1,145 @@
+"""`pgopt tune`: a configuration for this machine, each value with its reason, held
+to the target server's own bounds; `--measure` puts it to the test (tune_measure.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ..binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, find_binaries
+from ..errors import UsageError
+from ..machine import read_facts
+from ..params import parse_size
+from ..redact import redactor
+from ..target.embedded import default_workdir_base
+from ..tune import output, server
+from ..tune.facts import ServerSettings
+from ..tune.inputs import Given, assemble
+from ..tune.profile import DB_TYPES, STORAGE, Inputs, derive, profiles
+from ..tune.settings_check import Checked, Refused, check
+from ..tune.storage import probe
+from .app import cli, err, out
+from .running import password_of
+
+
+@cli.command("tune")
+@click.option("--dsn", help="Tune this server (read-only; its settings, version, size).")
+@click.option("--pg-bin", type=click.Path(path_type=Path), help="PostgreSQL binaries to use.")
+@click.option("--ram", help="Model a machine with this much memory (e.g. 16GB).")
+@click.option("--cpus", type=click.IntRange(min=1), help="Model a machine with N CPUs.")
+@click.option("--storage", type=click.Choice(STORAGE), help="Model this storage, not probe it.")
+@click.option("--connections", type=click.IntRange(min=1), help="max_connections to plan for.")
+@click.option("--db-size", help="The data's size (default: the server's databases).")
+@click.option("--disk-free", help="Free space on the data disk (default: measured).")
+@click.option(
+    "--profile",
+    "profile_name",
+    type=click.Choice(["pgopt", "pgtune"]),
+    default="pgopt",
+    show_default=True,
+    help="Whose formulas: pgopt's, or pgtune's published ones.",
+)
+@click.option(
+    "--pgtune-type",
+    type=click.Choice(DB_TYPES),
+    default="web",
+    show_default=True,
+    help="pgtune's database type.",
+)
+@click.option(
+    "--format", "fmt", type=click.Choice(output.FORMATS), default="conf", show_default=True
+)
+@click.option("--out", "out_file", type=click.Path(path_type=Path), help="Write it here too.")
+def tune_cmd(**options: Any) -> None:
+    """A configuration for this machine, each value with its reason, checked against the
+    server's own pg_settings. Memory and CPUs as a container sees them; the disk
+    probed (pg_test_fsync, random and sequential reads)."""
+    if options["dsn"]:
+        redactor.add(password_of(options["dsn"]))
+    given = given_of(options)  # bad input fails here, before any server starts
+    target = read_server(options)
+    inputs, sources = tune_inputs(options, given, target)
+    profile = profiles()[options["profile_name"]]
+    accepted, refused = check(derive(profile, inputs), target.pg_settings)
+    text = render(options["fmt"], options["profile_name"], inputs, sources, accepted, refused)
+    out.print(text, end="", markup=False, highlight=False, soft_wrap=True)
+    if options["out_file"]:
+        options["out_file"].write_text(text)
+    restart = sum(1 for s in accepted if s.restart)
+    err.print(
+        f"[tune] {len(accepted)} settings ({restart} need a restart), {len(refused)} left out",
+        markup=False,
+    )
+
+
+def read_server(options: dict[str, Any]) -> ServerSettings:
+    """The target server's settings: --dsn's, or a throwaway embedded server's."""
+    if options["dsn"]:
+        return server.from_dsn(options["dsn"])
+    err.print("[tune] reading the settings of a throwaway server", markup=False)
+    binaries = find_binaries(options["pg_bin"], need=CLIENT_PROGRAMS + SERVER_PROGRAMS)
+    return server.from_embedded(binaries)
+
+
+def given_of(options: dict[str, Any]) -> Given:
+    """What the command line gives instead of measuring, checked."""
+    if options["ram"] and parse_size(options["ram"]) < 256 * 2**20:
+        raise UsageError(f"--ram {options['ram']}: PostgreSQL needs at least 256MB to tune for")
+    return Given(
+        ram_bytes=parse_size(options["ram"], "--ram") if options["ram"] else None,
+        cpus=options["cpus"],
+        storage=options["storage"],
+        connections=options["connections"],
+        db_bytes=parse_size(options["db_size"], "--db-size") if options["db_size"] else None,
+        disk_free_bytes=(
+            parse_size(options["disk_free"], "--disk-free") if options["disk_free"] else None
+        ),
+        db_type=options["pgtune_type"],
+    )
+
+
+def tune_inputs(
+    options: dict[str, Any], given: Given, target: ServerSettings
+) -> tuple[Inputs, dict[str, Any]]:
+    storage = None
+    if not options["storage"] and not options["dsn"]:
+        err.print(
+            "[tune] probing the disk (pg_test_fsync, random and sequential reads)", markup=False
+        )
+        binaries = find_binaries(options["pg_bin"], need=CLIENT_PROGRAMS)
+        fsync = binaries.path("pg_test_fsync") if binaries.has("pg_test_fsync") else None
+        storage = probe(default_workdir_base(), fsync)
+    return assemble(given, read_facts(), storage, target)
+
+
+def header(profile: str, inputs: Inputs, sources: dict[str, Any]) -> list[str]:
+    return [
+        f"pgopt tune: the {profile} profile for PostgreSQL {inputs.version}",
+        f"memory {inputs.ram_mb} MB ({sources['ram']}), {inputs.cpus} CPUs ({sources['cpus']}),"
+        f" {inputs.connections} connections ({sources['connections']})",
+        f"data {inputs.db_mb} MB ({sources['db_size']}), {inputs.disk_free_mb} MB free on the"
+        f" data disk ({sources['disk_free']})",
+        f"storage {inputs.storage}: random 8 kB read {inputs.read_us:.0f} µs, sequential"
+        f" {inputs.seq_page_us:.1f} µs a page, {inputs.read_gain:.1f}x at queue depth 8"
+        + (f", WAL flush {inputs.fsync_us:.0f} µs" if inputs.fsync_us else "")
+        + f" ({sources['storage']})",
+    ]
+
+
+def render(
+    fmt: str,
+    profile: str,
+    inputs: Inputs,
+    sources: dict[str, Any],
+    accepted: tuple[Checked, ...],
+    refused: tuple[Refused, ...],
+) -> str:
+    lines = header(profile, inputs, sources)
+    if fmt == "conf":
+        return output.conf(lines, accepted, refused)
+    if fmt == "sql":
+        return output.sql(lines, accepted, refused)
+    facts = {**inputs.names(), "sources": sources, "storage": inputs.storage}
+    return output.as_json(output.document(facts, profile, accepted, refused))

@@ -1,0 +1,1 @@
+"""pgopt tune: a configuration for this machine, with the reason for each value."""

@@ -1,0 +1,37 @@
+"""What tuning knows about the disk and the server, as records (pure): storage.py
+measures the one, server.py reads the other."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Storage:
+    folder: str
+    filesystem: str
+    free_mb: int
+    fsync_us: float | None  # one 8 kB write and fdatasync; None when not measured
+    read_us: float  # a random 8 kB read at queue depth 1
+    read_gain: float  # random reads served at depth 8 over depth 1
+    seq_page_us: float  # per 8 kB page of 128 kB sequential reads
+    direct: bool  # O_DIRECT: the disk itself, not the page cache
+
+    def storage_class(self) -> str:
+        """pgtune's question answered from the measurement (hdd, ssd, nvme)."""
+        if self.read_us >= 2000:
+            return "hdd"
+        return "nvme" if self.read_us < 100 and self.read_gain >= 4 else "ssd"
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    version_num: int
+    max_connections: int
+    data_mb: int
+    pg_settings: dict[str, dict[str, Any]]
+
+    @property
+    def major(self) -> int:
+        return self.version_num // 10000

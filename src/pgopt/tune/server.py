@@ -1,0 +1,56 @@
+"""The server a configuration is for, read: its settings as pg_settings describes
+them (type, unit, bounds, choices, context, boot value), its version, its
+max_connections and how much data it holds. From `--dsn` (a read-only session),
+or from a throwaway embedded server started for the purpose and removed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+from psycopg.rows import dict_row
+
+from ..binaries import PgBinaries
+from ..errors import TargetError
+from ..queries import load
+from ..redact import redact_dsn
+from ..target.base import first_line
+from ..target.embedded import EmbeddedTarget
+from .facts import ServerSettings
+
+READ_ONLY = "-c default_transaction_read_only=on -c statement_timeout=30s -c lock_timeout=2s"
+
+
+def read(conninfo: dict[str, Any]) -> ServerSettings:
+    with (
+        psycopg.connect(**conninfo, autocommit=True, connect_timeout=10) as conn,
+        conn.cursor(row_factory=dict_row) as cur,
+    ):
+        rows = cur.execute(load("tune_settings")).fetchall()
+    first = rows[0]
+    return ServerSettings(
+        version_num=int(first["version_num"]),
+        max_connections=int(first["max_connections"]),
+        data_mb=int(first["data_bytes"]) // 2**20,
+        pg_settings={r["name"]: dict(r) for r in rows},
+    )
+
+
+def from_dsn(dsn: str) -> ServerSettings:
+    try:
+        params = {
+            **conninfo_to_dict(dsn),
+            "options": READ_ONLY,
+            "application_name": "pgopt tune",
+        }
+        return read(params)
+    except psycopg.Error as e:
+        raise TargetError(f"cannot read {redact_dsn(dsn)}: {first_line(e)}") from e
+
+
+def from_embedded(binaries: PgBinaries) -> ServerSettings:
+    """The settings of the server pgopt would start from `binaries` (started, read,
+    stopped and removed)."""
+    with EmbeddedTarget(binaries) as server:
+        return read(server.conninfo("postgres"))
