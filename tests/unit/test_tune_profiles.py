@@ -3,11 +3,13 @@ for the same inputs included (research b11, b15: 16 GiB, 8 CPUs, 100 connections
 SSD, Linux, PostgreSQL 18, web)."""
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
 from pgopt.errors import LabError
 from pgopt.tune.profile import Derived, Inputs, derive, profiles, read_profile
+from pgopt.tune.safety import fitting_work_mem, memory_check
 from pgopt.tune.settings_check import check, in_unit
 
 B15 = Inputs(
@@ -68,9 +70,9 @@ def test_pgopt_on_this_kind_of_machine() -> None:
     s = settings("pgopt", two)
     assert s["shared_buffers"] == f"{24104 // 4}MB"
     assert s["effective_cache_size"] == f"{24104 - 24104 // 4}MB"
-    # (24,682,496 kB - 6,170,624 shared - 1,542,656 maintenance) / (100 x 3) = 56,564 kB,
-    # floored to whole MB: 55 MB
-    assert s["work_mem"] == "55MB"
+    # (90% of 24,682,496 kB - 6,170,624 shared - 65,536 WAL - 4 x 1,542,656 maintenance)
+    # / (100 x 3) = 32,691 kB, floored to whole MB: 31 MB
+    assert s["work_mem"] == "31MB"
     assert s["maintenance_work_mem"] == f"{24104 * 1024 // 16 // 1024}MB"
     assert s["max_wal_size"] == "19456MB"  # a tenth of 200,000 MB, in whole GB
     # 150 / 50 = 3x from the disk; the database fits in memory: 1 + (3 - 1) x 0.1
@@ -139,13 +141,16 @@ def test_values_are_held_to_the_servers_own_bounds_and_choices() -> None:
     accepted, refused = check(derived, PG_SETTINGS)
     by_name = {c.name: c for c in accepted}
     assert by_name["shared_buffers"].value == "4194304kB" and by_name["shared_buffers"].restart
-    assert by_name["shared_buffers"].default == "16384"  # in its unit of 8 kB
+    assert by_name["shared_buffers"].default == "128MB"  # 16,384 pages of 8 kB
+    assert by_name["wal_buffers"].default == "-1" and not by_name["jit"].is_default
     assert by_name["work_mem"].value == "64kB" and "minimum" in by_name["work_mem"].note
     assert by_name["wal_buffers"].value == "262143" and "maximum" in by_name["wal_buffers"].note
     assert (
         by_name["checkpoint_timeout"].value == "15min" and not by_name["checkpoint_timeout"].restart
     )
     assert by_name["checkpoint_timeout"].default == "300s"
+    same, _ = check([Derived("checkpoint_timeout", "5min", "r")], PG_SETTINGS)
+    assert same[0].is_default
     assert {r.name for r in refused} == {"io_method", "wal_compression", "io_workers"}
     why = {r.name: r.why for r in refused}
     assert (
@@ -170,3 +175,40 @@ def test_values_are_read_in_the_settings_unit(
     value: str, unit: str | None, number: float | None
 ) -> None:
     assert in_unit(value, unit) == number
+
+
+def test_the_memory_check_counts_every_consumer_against_the_limit() -> None:
+    rows: dict[str, Any] = {
+        **PG_SETTINGS,
+        "hash_mem_multiplier": {"unit": None, "boot_val": "2"},
+        "maintenance_work_mem": {"unit": "kB", "boot_val": "65536"},
+        "autovacuum_work_mem": {"unit": "kB", "boot_val": "-1"},
+        "autovacuum_max_workers": {"unit": None, "boot_val": "3"},
+    }
+    settings = {"shared_buffers": "1GB", "work_mem": "16MB", "maintenance_work_mem": "256MB"}
+    check_ = memory_check(settings, rows, connections=100, limit_bytes=8 * 2**30)
+    parts = dict(check_.parts)
+    assert parts["shared_buffers"] == 2**30
+    assert parts["wal_buffers"] == 16 * 2**20  # -1: 1/32 of shared_buffers, at most 16 MB
+    assert parts["100 connections x work_mem x 3"] == 100 * 16 * 2**20 * 3
+    assert parts["3 autovacuum workers"] == 3 * 256 * 2**20  # -1: maintenance_work_mem
+    assert check_.total == 2**30 + 16 * 2**20 + 4800 * 2**20 + 768 * 2**20 + 256 * 2**20
+    assert check_.fits and "fits within 90%" in check_.describe()
+    too_much = memory_check({**settings, "work_mem": "64MB"}, rows, 100, 8 * 2**30)
+    assert not too_much.fits
+    # 90% of 8 GiB = 7,372.8 MB, less 2,064 MB of the rest, over 100 x 3: 17 MB
+    assert fitting_work_mem(too_much, 100, 2.0) == 17 * 2**20
+    assert fitting_work_mem(check_, 100, 2.0) is None
+
+
+@pytest.mark.parametrize("ram_gb", [4, 8, 16, 24, 64, 256])
+def test_pgopts_profile_passes_its_own_memory_check(ram_gb: int) -> None:
+    rows: dict[str, Any] = {
+        **PG_SETTINGS,
+        "hash_mem_multiplier": {"unit": None, "boot_val": "2"},
+        "maintenance_work_mem": {"unit": "kB", "boot_val": "65536"},
+        "autovacuum_work_mem": {"unit": "kB", "boot_val": "-1"},
+        "autovacuum_max_workers": {"unit": None, "boot_val": "3"},
+    }
+    s = settings("pgopt", replace(B15, ram_mb=ram_gb * 1024))
+    assert memory_check(s, rows, 100, ram_gb * 2**30).fits

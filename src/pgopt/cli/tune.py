@@ -3,7 +3,6 @@ to the target server's own bounds; `--measure` puts it to the test (tune_measure
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import click
@@ -12,21 +11,22 @@ from ..binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, find_binaries
 from ..errors import UsageError
 from ..machine import read_facts
 from ..params import parse_size
-from ..redact import redactor
+from ..store import new_run_dir, write_atomic
 from ..target.embedded import default_workdir_base
 from ..tune import output, server
 from ..tune.facts import ServerSettings
 from ..tune.inputs import Given, assemble
+from ..tune.measure_lab import WORKLOADS
 from ..tune.profile import DB_TYPES, STORAGE, Inputs, derive, profiles
+from ..tune.safety import memory_check
 from ..tune.settings_check import Checked, Refused, check
 from ..tune.storage import probe
-from .app import cli, err, out
-from .running import password_of
+from .app import cli, err, out, say_written
+from .running import check_run_options, run_options
+from .tune_measure import measure
 
 
 @cli.command("tune")
-@click.option("--dsn", help="Tune this server (read-only; its settings, version, size).")
-@click.option("--pg-bin", type=click.Path(path_type=Path), help="PostgreSQL binaries to use.")
 @click.option("--ram", help="Model a machine with this much memory (e.g. 16GB).")
 @click.option("--cpus", type=click.IntRange(min=1), help="Model a machine with N CPUs.")
 @click.option("--storage", type=click.Choice(STORAGE), help="Model this storage, not probe it.")
@@ -44,34 +44,61 @@ from .running import password_of
 @click.option(
     "--pgtune-type",
     type=click.Choice(DB_TYPES),
-    default="web",
-    show_default=True,
-    help="pgtune's database type.",
+    help="pgtune's database type (default: web; with --measure, the workload's).",
 )
 @click.option(
     "--format", "fmt", type=click.Choice(output.FORMATS), default="conf", show_default=True
 )
-@click.option("--out", "out_file", type=click.Path(path_type=Path), help="Write it here too.")
+@click.option(
+    "--measure",
+    is_flag=True,
+    help="Run the defaults, pgtune's profile and pgopt's on a workload, then an ablation.",
+)
+@click.option(
+    "--workload",
+    type=click.Choice(sorted(WORKLOADS)),
+    default="tpcb",
+    show_default=True,
+    help="What --measure runs: the batch lab, TPC-B-like or select-only.",
+)
+@click.option("--scale", type=float, help="The workload's scale (--measure).")
+@run_options
 def tune_cmd(**options: Any) -> None:
     """A configuration for this machine, each value with its reason, checked against the
     server's own pg_settings. Memory and CPUs as a container sees them; the disk
-    probed (pg_test_fsync, random and sequential reads)."""
-    if options["dsn"]:
-        redactor.add(password_of(options["dsn"]))
+    probed (pg_test_fsync, random and sequential reads). --measure puts pgopt's profile
+    and pgtune's to the test against the defaults, and says which settings mattered."""
+    check_run_options(options)
     given = given_of(options)  # bad input fails here, before any server starts
     target = read_server(options)
+    if options["measure"]:
+        measure(options, given, target, tune_inputs)
+        return
     inputs, sources = tune_inputs(options, given, target)
     profile = profiles()[options["profile_name"]]
     accepted, refused = check(derive(profile, inputs), target.pg_settings)
-    text = render(options["fmt"], options["profile_name"], inputs, sources, accepted, refused)
+    memory = memory_check(
+        {c.name: c.value for c in accepted},
+        target.pg_settings,
+        inputs.connections,
+        inputs.ram_mb * 2**20,
+    )
+    lines = [*header(options["profile_name"], inputs, sources), memory.describe()]
+    text = render(
+        options["fmt"], options["profile_name"], lines, inputs, sources, accepted, refused
+    )
     out.print(text, end="", markup=False, highlight=False, soft_wrap=True)
-    if options["out_file"]:
-        options["out_file"].write_text(text)
+    if options["out_dir"]:
+        folder = new_run_dir("tune", options["out_dir"])
+        write_atomic(folder / f"tune.{options['fmt']}", text)
+        say_written([folder / f"tune.{options['fmt']}"])
     restart = sum(1 for s in accepted if s.restart)
     err.print(
         f"[tune] {len(accepted)} settings ({restart} need a restart), {len(refused)} left out",
         markup=False,
     )
+    if not memory.fits:
+        err.print(f"[tune] warning: {memory.describe()}", markup=False)
 
 
 def read_server(options: dict[str, Any]) -> ServerSettings:
@@ -85,6 +112,8 @@ def read_server(options: dict[str, Any]) -> ServerSettings:
 
 def given_of(options: dict[str, Any]) -> Given:
     """What the command line gives instead of measuring, checked."""
+    if options["measure"] and options["dsn"] and not options["allow_settings"]:
+        raise UsageError("--measure with --dsn changes settings: add --allow-settings")
     if options["ram"] and parse_size(options["ram"]) < 256 * 2**20:
         raise UsageError(f"--ram {options['ram']}: PostgreSQL needs at least 256MB to tune for")
     return Given(
@@ -96,7 +125,7 @@ def given_of(options: dict[str, Any]) -> Given:
         disk_free_bytes=(
             parse_size(options["disk_free"], "--disk-free") if options["disk_free"] else None
         ),
-        db_type=options["pgtune_type"],
+        db_type=options["pgtune_type"] or "web",
     )
 
 
@@ -131,12 +160,12 @@ def header(profile: str, inputs: Inputs, sources: dict[str, Any]) -> list[str]:
 def render(
     fmt: str,
     profile: str,
+    lines: list[str],
     inputs: Inputs,
     sources: dict[str, Any],
     accepted: tuple[Checked, ...],
     refused: tuple[Refused, ...],
 ) -> str:
-    lines = header(profile, inputs, sources)
     if fmt == "conf":
         return output.conf(lines, accepted, refused)
     if fmt == "sql":

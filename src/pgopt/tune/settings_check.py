@@ -30,8 +30,9 @@ class Checked:
     value: str
     reason: str
     restart: bool
-    default: str  # the server's boot value, in its unit (what "revert" sets)
+    default: str  # the server's boot value (what "back to the default" sets)
     note: str = ""  # what the check changed, if anything
+    is_default: bool = False  # the value is the server's default anyway
 
 
 @dataclass(frozen=True)
@@ -57,12 +58,37 @@ def check(
             refused.append(Refused(d.name, d.value, note))
             continue
         restart = row["context"] == "postmaster"
-        accepted[d.name] = Checked(d.name, value, d.reason, restart, _boot(row), note)
+        default = boot_value(row)
+        accepted[d.name] = Checked(
+            d.name, value, d.reason, restart, default, note, same(value, default, row)
+        )
     return tuple(accepted.values()), tuple(refused)
 
 
-def _boot(row: Mapping[str, Any]) -> str:
-    return str(row["boot_val"]) + (_suffix(row["unit"]) if row["vartype"] == "integer" else "")
+def boot_value(row: Mapping[str, Any]) -> str:
+    """The boot value as a person writes it: "128MB", not "16384" pages of 8 kB."""
+    boot = str(row["boot_val"])
+    if row["vartype"] != "integer" or boot.startswith("-"):
+        return boot
+    size = unit_bytes(row["unit"])
+    if size is not None:
+        total = int(boot) * size
+        for unit in ("GB", "MB", "kB"):
+            if total and total % MEMORY[unit] == 0:
+                return f"{total // MEMORY[unit]}{unit}"
+        return f"{total}B"
+    return boot + _suffix(row["unit"])
+
+
+def same(a: str, b: str, row: Mapping[str, Any]) -> bool:
+    """Whether two values of a setting mean the same ("128MB" and "16384" pages, "on" and
+    "true")."""
+    if row["vartype"] in ("integer", "real"):
+        return in_unit(a, row["unit"]) == in_unit(b, row["unit"])
+    if row["vartype"] == "bool":
+        on = ("on", "true", "yes", "1")
+        return (a.lower() in on) == (b.lower() in on)
+    return a.lower() == b.lower()
 
 
 def _suffix(unit: str | None) -> str:
@@ -111,6 +137,12 @@ def in_unit(value: str, unit: str | None) -> float | None:
     if suffix in TIME and base in TIME:
         return number * TIME[suffix] / (TIME[base] * factor)
     return None
+
+
+def unit_bytes(unit: str | None) -> int | None:
+    """Bytes in one unit of a memory setting ("8kB" -> 8192); None for other units."""
+    base, factor = _unit(unit or "")
+    return int(MEMORY[base] * factor) if base in MEMORY else None
 
 
 def _unit(unit: str) -> tuple[str, float]:

@@ -1,0 +1,190 @@
+"""`pgopt tune --measure`: the server's defaults, pgtune's profile and pgopt's on one
+workload, interleaved, then an ablation from the winner (tune/measure_lab.py
+writes the two labs; the lab engine runs them). The tune folder holds both runs
+(compare/, ablation/, each with its result.json and reports), the chosen
+configuration (tune.conf) and tune.json (schema "pgopt.tune-run/1": the inputs, both
+profiles, the verdicts, and which settings mattered)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ..lab.load import lab_from_dict
+from ..lab.spec import Lab
+from ..model.result import LabResult
+from ..store import new_run_dir, write_atomic
+from ..tune import output
+from ..tune.facts import ServerSettings
+from ..tune.inputs import Given
+from ..tune.measure_lab import Profiled, ablation, comparison, data_mb, pgtune_type
+from ..tune.profile import derive, profiles
+from ..tune.safety import MemoryCheck, fitting_work_mem, memory_check
+from ..tune.settings_check import Checked, boot_value, check
+from .app import err, out
+from .running import run_lab
+
+RUN_SCHEMA = "pgopt.tune-run/1"
+
+
+def measure(options: dict[str, Any], given: Given, target: ServerSettings, inputs_of: Any) -> None:
+    workload = options["workload"]
+    scale = options["scale"] or (0.01 if options["quick"] and workload == "batch" else 1.0)
+    given = replace(
+        given,
+        db_bytes=given.db_bytes or data_mb(workload, scale) * 2**20,
+        db_type=options["pgtune_type"] or pgtune_type(workload),
+    )
+    inputs, sources = inputs_of(options, given, target)
+    profiled, texts = {}, {}
+    for name in ("pgtune", "pgopt"):
+        profile = profiles()[name]
+        accepted, refused = check(derive(profile, inputs), target.pg_settings)
+        if options["dsn"]:
+            restart = [c for c in accepted if c.restart]
+            accepted = tuple(c for c in accepted if not c.restart)
+            if restart:
+                names = ", ".join(c.name for c in restart)
+                err.print(f"[tune] {name}: left out on --dsn (restart): {names}", markup=False)
+        for r in refused:
+            err.print(f"[tune] {name}: left out {r.name} = {r.value}: {r.why}", markup=False)
+        title = f"{profile.title} ({given.db_type})" if name == "pgtune" else profile.title
+        profiled[name] = Profiled(
+            name,
+            title,
+            {c.name: c.value for c in accepted},
+            {c.name: c.default for c in accepted},
+            frozenset(c.name for c in accepted if c.is_default),
+        )
+        texts[name] = (accepted, refused)
+    opts = {**options, "scale": scale}
+    folder = None
+    if not options["dry_run"]:
+        folder = new_run_dir("tune", options["out_dir"])
+        (folder / "raw").rmdir()  # the runs keep theirs in compare/ and ablation/
+    raw, lab_folder = comparison(workload, profiled["pgtune"], profiled["pgopt"])
+    compared = run_lab(
+        lab_from_dict(raw, lab_folder, where="pgopt tune", name="tune"),
+        opts,
+        _sub(folder, "compare"),
+    )
+    if compared is None or folder is None:
+        return
+    winner = pick(compared)
+    err.print(
+        f"[tune] the winner: {winner}; now each of its settings back to the default", markup=False
+    )
+    raw, lab_folder = ablation(workload, profiled[winner])
+    ablated = run_lab(
+        lab_from_dict(raw, lab_folder, where="pgopt tune", name="tune"),
+        opts,
+        _sub(folder, "ablation"),
+    )
+    assert ablated is not None
+    accepted, refused = texts[winner]
+    accepted, memory = _within_memory(accepted, target, inputs.connections, inputs.ram_mb)
+    lines = [f"pgopt tune --measure: {winner} won on {workload}", memory.describe()]
+    write_atomic(folder / "tune.conf", output.conf(lines, accepted, refused))
+    doc = summary(inputs.names(), sources, compared, ablated, winner, profiled, memory.describe())
+    write_atomic(folder / "tune.json", json.dumps(doc, indent=2) + "\n")
+    for line in summary_lines(doc):
+        out.print(line, markup=False, highlight=False)
+    out.print(f"configuration: {folder / 'tune.conf'}", highlight=False)
+
+
+def _within_memory(
+    accepted: tuple[Checked, ...], target: ServerSettings, connections: int, ram_mb: int
+) -> tuple[tuple[Checked, ...], MemoryCheck]:
+    """The winner's settings, work_mem lowered if that is what it takes to pass the
+    memory check (said in the setting's note), and the check."""
+    settings = {c.name: c.value for c in accepted}
+    memory = memory_check(settings, target.pg_settings, connections, ram_mb * 2**20)
+    hash_factor = float(target.pg_settings["hash_mem_multiplier"]["setting"])
+    fitted = fitting_work_mem(memory, connections, hash_factor)
+    if fitted is None:
+        return accepted, memory
+    value = f"{fitted // 2**20}MB"
+    note = f"lowered from {settings.get('work_mem', 'the default')} to pass the memory check"
+    default = boot_value(target.pg_settings["work_mem"])
+    kept = tuple(c for c in accepted if c.name != "work_mem")
+    work_mem = Checked("work_mem", value, "the memory check", False, default, note)
+    settings["work_mem"] = value
+    fitted_check = memory_check(settings, target.pg_settings, connections, ram_mb * 2**20)
+    return (*kept, work_mem), fitted_check
+
+
+def _lab(raw: dict[str, Any], folder: Path) -> Lab:
+    return lab_from_dict(raw, folder, where="pgopt tune", name="tune")
+
+
+def _sub(folder: Path | None, name: str) -> Path | None:
+    return None if folder is None else new_run_dir("tune", folder / name)
+
+
+def pick(result: LabResult) -> str:
+    """pgopt when its verdict against pgtune is faster, pgtune when slower; otherwise the
+    better median."""
+    step = result.step("pgopt")
+    verdict = step.verdict_vs_previous.value
+    if verdict in ("faster", "slower"):
+        return "pgopt" if verdict == "faster" else "pgtune"
+    ratio = step.ratio_vs_previous
+    better = ratio is not None and (ratio.median >= 1) == step.metric.higher_is_better
+    return "pgopt" if better else "pgtune"
+
+
+def _verdict(step: Any) -> dict[str, Any]:
+    ratio = step.ratio_vs_previous
+    return {
+        "verdict": step.verdict_vs_previous.value,
+        "ratio": ratio.median if ratio else None,
+        "ci95": list(ratio.ci95) if ratio else None,
+    }
+
+
+def summary(
+    names: dict[str, float],
+    sources: dict[str, Any],
+    compared: LabResult,
+    ablated: LabResult,
+    winner: str,
+    profiled: dict[str, Profiled],
+    memory: str,
+) -> dict[str, Any]:
+    mattered = []
+    for step in ablated.steps[1:]:
+        setting = step.name.removeprefix("without_")
+        entry = {"setting": setting, "value": profiled[winner].settings[setting]}
+        entry |= {"default": profiled[winner].defaults[setting], **_verdict(step)}
+        mattered.append(entry)
+    return {
+        "schema": RUN_SCHEMA,
+        "inputs": {**names, "sources": sources},
+        "profiles": {k: v.settings for k, v in profiled.items()},
+        "metric": compared.steps[0].metric.unit,
+        "pgtune_vs_defaults": _verdict(compared.step("pgtune")),
+        "pgopt_vs_pgtune": _verdict(compared.step("pgopt")),
+        "winner": winner,
+        "memory": memory,
+        "ablation": mattered,
+    }
+
+
+def summary_lines(doc: dict[str, Any]) -> list[str]:
+    def ratio(v: dict[str, Any]) -> str:
+        if v["ratio"] is None:
+            return str(v["verdict"])
+        low, high = v["ci95"]
+        return f"{v['verdict']} (×{v['ratio']:.2f} [{low:.2f}–{high:.2f}])"
+
+    lines = [
+        f"pgtune against the defaults: {ratio(doc['pgtune_vs_defaults'])}",
+        f"pgopt against pgtune: {ratio(doc['pgopt_vs_pgtune'])}",
+        f"winner: {doc['winner']}; {doc['memory']}",
+        "each setting back to its default (slower: it mattered):",
+    ]
+    for a in doc["ablation"]:
+        lines.append(f"  {a['setting']} {a['value']} -> {a['default']}: {ratio(a)}")
+    return lines
