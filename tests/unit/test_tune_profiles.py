@@ -212,3 +212,11 @@ def test_pgopts_profile_passes_its_own_memory_check(ram_gb: int) -> None:
     }
     s = settings("pgopt", replace(B15, ram_mb=ram_gb * 1024))
     assert memory_check(s, rows, 100, ram_gb * 2**30).fits
+
+
+def test_pgopt_answers_a_copy_on_write_disk_and_a_small_dev_shm() -> None:
+    plain = settings("pgopt", B15)
+    assert "wal_init_zero" not in plain and "dynamic_shared_memory_type" not in plain
+    container = settings("pgopt", replace(B15, filesystem="btrfs", shm_mb=64))
+    assert container["wal_init_zero"] == "off" and container["wal_recycle"] == "off"
+    assert container["dynamic_shared_memory_type"] == "sysv"

@@ -147,10 +147,12 @@ def header(profile: str, inputs: Inputs, sources: dict[str, Any]) -> list[str]:
     return [
         f"pgopt tune: the {profile} profile for PostgreSQL {inputs.version}",
         f"memory {inputs.ram_mb} MB ({sources['ram']}), {inputs.cpus} CPUs ({sources['cpus']}),"
-        f" {inputs.connections} connections ({sources['connections']})",
+        f" {inputs.connections} connections ({sources['connections']}), /dev/shm"
+        f" {inputs.shm_mb} MB",
         f"data {inputs.db_mb} MB ({sources['db_size']}), {inputs.disk_free_mb} MB free on the"
         f" data disk ({sources['disk_free']})",
-        f"storage {inputs.storage}: random 8 kB read {inputs.read_us:.0f} µs, sequential"
+        f"storage {inputs.storage}{' on ' + inputs.filesystem if inputs.filesystem else ''}:"
+        f" random 8 kB read {inputs.read_us:.0f} µs, sequential"
         f" {inputs.seq_page_us:.1f} µs a page, {inputs.read_gain:.1f}x at queue depth 8"
         + (f", WAL flush {inputs.fsync_us:.0f} µs" if inputs.fsync_us else "")
         + f" ({sources['storage']})",

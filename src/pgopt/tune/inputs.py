@@ -85,5 +85,7 @@ def assemble(
         seq_page_us=seq_us,
         read_gain=gain,
         fsync_us=(storage.fsync_us or 0.0) if storage else 0.0,
+        shm_mb=(machine.shm_bytes or 0) // 2**20,
+        filesystem=storage.filesystem if storage else "",
     )
     return inputs, sources

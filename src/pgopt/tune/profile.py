@@ -5,8 +5,8 @@ each a value template in the lab expression language (`"{ram_mb // 4}MB"`), an
 optional condition (`when`), and the reason for it, which may quote figures too.
 The inputs are the machine's and the server's facts (`Inputs.names`): memory and
 CPUs as the container sees them, connections, server version, database size,
-the storage class and what the storage probe measured, and the database type
-pgtune asks for. `derive` turns a profile and inputs into settings with reasons;
+the storage class and what the storage probe measured (and its filesystem: `cow`
+for btrfs and zfs), the size of /dev/shm, and the database type pgtune asks for. `derive` turns a profile and inputs into settings with reasons;
 which of them the server accepts is settings_check.py's question.
 """
 
@@ -42,6 +42,8 @@ class Inputs:
     read_gain: float  # random reads served at queue depth 8 over depth 1
     fsync_us: float  # a WAL flush (pg_test_fsync's fdatasync)
     linux: bool = True
+    shm_mb: int = 0  # the size of /dev/shm (0: unknown)
+    filesystem: str = ""  # of the data disk, where probed
 
     def names(self) -> dict[str, float]:
         out: dict[str, float] = {
@@ -57,6 +59,8 @@ class Inputs:
             "read_gain": round(self.read_gain, 2),
             "fsync_us": round(self.fsync_us, 1),
             "linux": float(self.linux),
+            "shm_mb": self.shm_mb,
+            "cow": float(self.filesystem in ("btrfs", "zfs")),
         }
         # pgtune's "DB size vs RAM": less, mid (within 20% of RAM) or greater
         out["db_less"] = float(self.db_mb < 0.8 * self.ram_mb)
