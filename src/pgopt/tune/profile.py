@@ -6,8 +6,9 @@ optional condition (`when`), and the reason for it, which may quote figures too.
 The inputs are the machine's and the server's facts (`Inputs.names`): memory and
 CPUs as the container sees them, connections, server version, database size,
 the storage class and what the storage probe measured (and its filesystem: `cow`
-for btrfs and zfs), the size of /dev/shm, and the database type pgtune asks for. `derive` turns a profile and inputs into settings with reasons;
-which of them the server accepts is settings_check.py's question.
+for btrfs and zfs), the size of /dev/shm, and the database type pgtune asks for.
+`derive` turns a profile and inputs into settings with reasons; which of them the
+server accepts is settings_check.py's question.
 """
 
 from __future__ import annotations
