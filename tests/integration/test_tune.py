@@ -14,6 +14,7 @@ import pytest
 from pgopt.cli import main
 
 from .conftest import LOCAL_DSN, local_server_answers
+from .test_ab import write_ab
 
 
 def schema(name: str) -> dict[str, Any]:
@@ -95,6 +96,20 @@ def test_measure_runs_every_profile_then_the_ablation(
     conf = (out / "tune.conf").read_text()
     assert f"{doc['winner']} won on select" in conf and "memory at worst" in conf
     assert "pgopt against pgtune:" in capsys.readouterr().out
+
+
+def test_measure_takes_an_ab_workload_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The profiles' steps on the user's own A/B workload (its data built as `pgopt ab`
+    builds it): the plan, without a run."""
+    folder = write_ab(tmp_path / "ab")
+    args = ["--measure", "--workload", str(folder / "ab.toml"), "--storage", "ssd", "--dry-run"]
+    assert main(["tune", *args]) == 0
+    plan = capsys.readouterr().out
+    assert "segment 1: defaults, pgtune, pgopt" in plan
+    assert main(["tune", "--measure", "--workload", "nope.toml"]) == 2
+    assert "--workload nope.toml: neither batch, select, tpcb" in capsys.readouterr().err
 
 
 def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

@@ -10,6 +10,7 @@ the same pgbench seed; B's verdict is against A. The lab goes through
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -39,11 +40,15 @@ end
 $$;
 """
 
+StepsOf = Callable[[dict[str, Any]], list[dict[str, Any]]]
+
 ANALYZE_SQL = "-- pgopt ab: fresh statistics, as a live database would have\nanalyze;\n"
 
 
-def ab_lab(spec: AbSpec, folder: Path) -> Lab:
-    """The lab of `spec`; its generated SQL files are written into `folder`."""
+def ab_lab(spec: AbSpec, folder: Path, steps_of: StepsOf | None = None) -> Lab:
+    """The lab of `spec`; its generated SQL files are written into `folder`.
+    `steps_of`, given A's step, makes other steps instead of A and B (pgopt tune
+    measures its profiles on the user's workload this way)."""
     folder.mkdir(parents=True, exist_ok=True)
     reset = folder / "reset.sql"
     reset.write_text(RESET_SQL)
@@ -61,6 +66,8 @@ def ab_lab(spec: AbSpec, folder: Path) -> Lab:
             _step("b", spec.b, (), analyze),
         ],
     }
+    if steps_of is not None:
+        raw["steps"] = steps_of(raw["steps"][0])
     return lab_from_dict(raw, folder, where="pgopt ab", name="ab")
 
 

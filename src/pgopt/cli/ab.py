@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ..ab.lab import ab_lab
+from ..ab.lab import StepsOf, ab_lab
 from ..ab.source import dump_source, script_of_dump
 from ..ab.spec import AbFlags, AbSpec, read_spec
 from ..ab.statements import synthesize_from
@@ -91,9 +91,12 @@ def ab_cmd(spec: Path | None, **options: Any) -> None:
         _gate(gate, result, junit)
 
 
-def run_ab(ab: AbSpec, options: dict[str, Any]) -> LabResult | None:
-    """Run an A/B as the run options say (also for `advise --prove`): the synthesized
-    workload and the copy of the source first, then the lab; None for --dry-run."""
+def run_ab(
+    ab: AbSpec, options: dict[str, Any], steps_of: StepsOf | None = None
+) -> LabResult | None:
+    """Run an A/B as the run options say (also for `advise --prove`, and `tune
+    --measure` with its own steps): the synthesized workload and the copy of the
+    source first, then the lab; None for --dry-run."""
     with tempfile.TemporaryDirectory(prefix="pgopt-ab-") as folder:
         synthesis, run_dir = None, None
         if ab.synthesize:
@@ -107,11 +110,11 @@ def run_ab(ab: AbSpec, options: dict[str, Any]) -> LabResult | None:
         if (ab.source_dsn or ab.dump) and not options["dry_run"]:
             ab = _with_copy(ab, options["pg_bin"], Path(folder))
         try:
-            result = run_lab(ab_lab(ab, Path(folder)), options, run_dir)
+            result = run_lab(ab_lab(ab, Path(folder), steps_of), options, run_dir)
         except BenchError as e:
             # exit 2, not 1: to a CI job, 1 is the gate's regression
             raise UsageError(f"the workload failed on the copy: {e}") from e
-    if result is not None and synthesis is not None and run_dir is not None:
+    if result is not None and synthesis is not None and run_dir is not None and not steps_of:
         say_fidelity(synthesis, result.step("a").runs, run_dir)
     return result
 

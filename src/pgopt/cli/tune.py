@@ -3,6 +3,7 @@ to the target server's own bounds; `--measure` puts it to the test (tune_measure
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -56,10 +57,10 @@ from .tune_measure import measure
 )
 @click.option(
     "--workload",
-    type=click.Choice(sorted(WORKLOADS)),
     default="tpcb",
     show_default=True,
-    help="What --measure runs: the batch lab, TPC-B-like or select-only.",
+    metavar="batch|tpcb|select|AB.toml",
+    help="What --measure runs: the batch lab, TPC-B-like, select-only, or your A/B's workload.",
 )
 @click.option("--scale", type=float, help="The workload's scale (--measure).")
 @run_options
@@ -114,6 +115,10 @@ def given_of(options: dict[str, Any]) -> Given:
     """What the command line gives instead of measuring, checked."""
     if options["measure"] and options["dsn"] and not options["allow_settings"]:
         raise UsageError("--measure with --dsn changes settings: add --allow-settings")
+    workload = options["workload"]
+    if workload not in WORKLOADS and not Path(workload).exists():
+        known = ", ".join(sorted(WORKLOADS))
+        raise UsageError(f"--workload {workload}: neither {known} nor an ab.toml")
     if options["ram"] and parse_size(options["ram"]) < 256 * 2**20:
         raise UsageError(f"--ram {options['ram']}: PostgreSQL needs at least 256MB to tune for")
     return Given(

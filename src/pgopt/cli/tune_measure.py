@@ -12,17 +12,27 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..ab.lab import StepsOf
+from ..ab.spec import AbFlags, AbSpec, read_spec
 from ..lab.load import lab_from_dict
-from ..lab.spec import Lab
 from ..model.result import LabResult
 from ..store import new_run_dir, write_atomic
 from ..tune import output
 from ..tune.facts import ServerSettings
 from ..tune.inputs import Given
-from ..tune.measure_lab import Profiled, ablation, comparison, data_mb, pgtune_type
-from ..tune.profile import derive, profiles
+from ..tune.measure_lab import (
+    WORKLOADS,
+    Profiled,
+    ablation_steps,
+    base_lab,
+    comparison_steps,
+    data_mb,
+    pgtune_type,
+)
+from ..tune.profile import Inputs, derive, profiles
 from ..tune.safety import MemoryCheck, fitting_work_mem, memory_check
-from ..tune.settings_check import Checked, boot_value, check
+from ..tune.settings_check import Checked, Refused, boot_value, check
+from .ab import run_ab
 from .app import err, out
 from .running import run_lab
 
@@ -31,67 +41,87 @@ RUN_SCHEMA = "pgopt.tune-run/1"
 
 def measure(options: dict[str, Any], given: Given, target: ServerSettings, inputs_of: Any) -> None:
     workload = options["workload"]
+    ab = None if workload in WORKLOADS else read_spec(Path(workload), AbFlags(), Path.cwd())
     scale = options["scale"] or (0.01 if options["quick"] and workload == "batch" else 1.0)
     given = replace(
         given,
-        db_bytes=given.db_bytes or data_mb(workload, scale) * 2**20,
-        db_type=options["pgtune_type"] or pgtune_type(workload),
+        db_bytes=given.db_bytes or (data_mb(workload, scale) * 2**20 if not ab else 2**30),
+        db_type=options["pgtune_type"] or (pgtune_type(workload) if not ab else "web"),
     )
     inputs, sources = inputs_of(options, given, target)
+    if ab and not options["db_size"]:
+        sources["db_size"] = "assumed 1 GB for the A/B's data (--db-size gives it)"
     profiled, texts = {}, {}
     for name in ("pgtune", "pgopt"):
-        profile = profiles()[name]
-        accepted, refused = check(derive(profile, inputs), target.pg_settings)
-        if options["dsn"]:
-            restart = [c for c in accepted if c.restart]
-            accepted = tuple(c for c in accepted if not c.restart)
-            if restart:
-                names = ", ".join(c.name for c in restart)
-                err.print(f"[tune] {name}: left out on --dsn (restart): {names}", markup=False)
-        for r in refused:
-            err.print(f"[tune] {name}: left out {r.name} = {r.value}: {r.why}", markup=False)
-        title = f"{profile.title} ({given.db_type})" if name == "pgtune" else profile.title
-        profiled[name] = Profiled(
-            name,
-            title,
-            {c.name: c.value for c in accepted},
-            {c.name: c.default for c in accepted},
-            frozenset(c.name for c in accepted if c.is_default),
-        )
-        texts[name] = (accepted, refused)
-    opts = {**options, "scale": scale}
+        profiled[name], texts[name] = _profiled(name, inputs, target, bool(options["dsn"]))
     folder = None
     if not options["dry_run"]:
         folder = new_run_dir("tune", options["out_dir"])
         (folder / "raw").rmdir()  # the runs keep theirs in compare/ and ablation/
-    raw, lab_folder = comparison(workload, profiled["pgtune"], profiled["pgopt"])
-    compared = run_lab(
-        lab_from_dict(raw, lab_folder, where="pgopt tune", name="tune"),
-        opts,
-        _sub(folder, "compare"),
-    )
+    run = _Runner(workload, ab, {**options, "scale": scale}, folder)
+    compared = run("compare", lambda first: comparison_steps(first, *profiled.values()))
     if compared is None or folder is None:
         return
     winner = pick(compared)
-    err.print(
-        f"[tune] the winner: {winner}; now each of its settings back to the default", markup=False
-    )
-    raw, lab_folder = ablation(workload, profiled[winner])
-    ablated = run_lab(
-        lab_from_dict(raw, lab_folder, where="pgopt tune", name="tune"),
-        opts,
-        _sub(folder, "ablation"),
-    )
+    err.print(f"[tune] {winner} won; now each of its settings back to its default", markup=False)
+    ablated = run("ablation", lambda first: ablation_steps(first, profiled[winner]))
     assert ablated is not None
     accepted, refused = texts[winner]
     accepted, memory = _within_memory(accepted, target, inputs.connections, inputs.ram_mb)
-    lines = [f"pgopt tune --measure: {winner} won on {workload}", memory.describe()]
+    name = workload if not ab else Path(workload).name
+    lines = [f"pgopt tune --measure: {winner} won on {name}", memory.describe()]
     write_atomic(folder / "tune.conf", output.conf(lines, accepted, refused))
     doc = summary(inputs.names(), sources, compared, ablated, winner, profiled, memory.describe())
     write_atomic(folder / "tune.json", json.dumps(doc, indent=2) + "\n")
     for line in summary_lines(doc):
         out.print(line, markup=False, highlight=False)
     out.print(f"configuration: {folder / 'tune.conf'}", highlight=False)
+
+
+def _profiled(
+    name: str, inputs: Inputs, target: ServerSettings, on_dsn: bool
+) -> tuple[Profiled, tuple[tuple[Checked, ...], tuple[Refused, ...]]]:
+    """A profile's settings as the server takes them (on --dsn: those a reload applies)."""
+    profile = profiles()[name]
+    accepted, refused = check(derive(profile, inputs), target.pg_settings)
+    if on_dsn:
+        restart = [c for c in accepted if c.restart]
+        accepted = tuple(c for c in accepted if not c.restart)
+        if restart:
+            names = ", ".join(c.name for c in restart)
+            err.print(f"[tune] {name}: left out on --dsn (restart): {names}", markup=False)
+    for r in refused:
+        err.print(f"[tune] {name}: left out {r.name} = {r.value}: {r.why}", markup=False)
+    title = f"{profile.title} ({inputs.db_type})" if name == "pgtune" else profile.title
+    profiled = Profiled(
+        name,
+        title,
+        {c.name: c.value for c in accepted},
+        {c.name: c.default for c in accepted},
+        frozenset(c.name for c in accepted if c.is_default),
+    )
+    return profiled, (accepted, refused)
+
+
+class _Runner:
+    """Runs a lab of tune's steps on the workload: a built-in one, or an A/B's (its data
+    copied and its workload made as `pgopt ab` does)."""
+
+    def __init__(
+        self, workload: str, ab: AbSpec | None, options: dict[str, Any], folder: Path | None
+    ) -> None:
+        self.workload, self.ab, self.options, self.folder = workload, ab, options, folder
+
+    def __call__(self, kind: str, steps_of: StepsOf) -> LabResult | None:
+        if self.ab is not None:
+            out_dir = self.folder / kind if self.folder else None
+            return run_ab(self.ab, {**self.options, "out_dir": out_dir}, steps_of)
+        raw, lab_folder = base_lab(self.workload)
+        raw["title"] = f"tune ({kind}) on {self.workload}: {raw['title']}"
+        raw["steps"] = steps_of(raw.pop("first_step"))
+        lab = lab_from_dict(raw, lab_folder, where="pgopt tune", name="tune")
+        run_dir = None if self.folder is None else new_run_dir("tune", self.folder / kind)
+        return run_lab(lab, self.options, run_dir)
 
 
 def _within_memory(
@@ -113,14 +143,6 @@ def _within_memory(
     settings["work_mem"] = value
     fitted_check = memory_check(settings, target.pg_settings, connections, ram_mb * 2**20)
     return (*kept, work_mem), fitted_check
-
-
-def _lab(raw: dict[str, Any], folder: Path) -> Lab:
-    return lab_from_dict(raw, folder, where="pgopt tune", name="tune")
-
-
-def _sub(folder: Path | None, name: str) -> Path | None:
-    return None if folder is None else new_run_dir("tune", folder / name)
 
 
 def pick(result: LabResult) -> str:

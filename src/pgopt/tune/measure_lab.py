@@ -10,8 +10,10 @@ as any lab; the lab files are read, nothing else is done here).
    that setting back at the server's default: each verdict says whether that
    setting mattered.
 
-Workloads: the batch lab (timed phases), or pgbench's TPC-B-like or select-only
-script on the standard pgbench tables (the smoke lab's dataset).
+Workloads: the batch lab (timed phases), pgbench's TPC-B-like or select-only
+script on the standard pgbench tables (the smoke lab's dataset), or the user's
+own A/B's workload (its A step: `comparison_steps` and `ablation_steps` make the
+steps from it, and `pgopt ab`'s machinery copies the data).
 """
 
 from __future__ import annotations
@@ -51,8 +53,9 @@ def pgtune_type(workload: str) -> str:
     return WORKLOADS[workload][2]
 
 
-def _base(workload: str) -> tuple[dict[str, Any], dict[str, Any], Path]:
-    """The workload's lab fields without its steps, its first step, and its folder."""
+def base_lab(workload: str) -> tuple[dict[str, Any], Path]:
+    """A built-in workload's lab fields, its first step under "first_step" (what the
+    profiles' steps derive from), and its folder."""
     lab, script, _, _ = WORKLOADS[workload]
     folder = LABS_DIR / lab
     raw = tomllib.loads((folder / LAB_FILE).read_text())
@@ -63,22 +66,17 @@ def _base(workload: str) -> tuple[dict[str, Any], dict[str, Any], Path]:
         first["scripts"] = [{"builtin": script}]
     for key in ("seed", "article"):
         raw.pop(key, None)
-    return raw, first, folder
+    raw["first_step"] = first
+    return raw, folder
 
 
-def comparison(workload: str, pgtune: Profiled, pgopt: Profiled) -> tuple[dict[str, Any], Path]:
-    raw, first, folder = _base(workload)
+def comparison_steps(first: dict[str, Any], pgtune: Profiled, pgopt: Profiled) -> list[Any]:
+    """Defaults, pgtune (from the defaults) and pgopt (from pgtune, its settings that
+    pgtune sets and pgopt does not put back to the server's default)."""
     back_to_default = {
         name: pgtune.defaults[name] for name in pgtune.settings if name not in pgopt.settings
     }
-    raw["title"] = f"tune: server defaults, {pgtune.title} and {pgopt.title} on {workload}"
-    raw["description"] = (
-        f"The {workload} workload under the server's defaults, {pgtune.title} and "
-        f"{pgopt.title}, in a random order per round. pgtune's step is compared with the "
-        "defaults; pgopt's with pgtune's (its what-changed lists the differences) and with "
-        "the defaults."
-    )
-    raw["steps"] = [
+    return [
         {**first, "name": "defaults", "title": "server defaults"},
         {"name": "pgtune", "title": pgtune.title, "from": "defaults", "settings": pgtune.settings},
         {
@@ -88,16 +86,10 @@ def comparison(workload: str, pgtune: Profiled, pgopt: Profiled) -> tuple[dict[s
             "settings": {**back_to_default, **pgopt.settings},
         },
     ]
-    return raw, folder
 
 
-def ablation(workload: str, winner: Profiled) -> tuple[dict[str, Any], Path]:
-    raw, first, folder = _base(workload)
-    raw["title"] = f"tune: which of {winner.title}'s settings matter on {workload}"
-    raw["description"] = (
-        f"{winner.title} as the baseline, then each of its settings alone set back to the "
-        "server's default: a step slower than the baseline is a setting that mattered."
-    )
+def ablation_steps(first: dict[str, Any], winner: Profiled) -> list[Any]:
+    """The winner, then one step per setting with only that one back at the default."""
     steps: list[dict[str, Any]] = [
         {**first, "name": "winner", "title": winner.title, "settings": winner.settings}
     ]
@@ -112,5 +104,4 @@ def ablation(workload: str, winner: Profiled) -> tuple[dict[str, Any], Path]:
                 "settings": {name: winner.defaults[name]},
             }
         )
-    raw["steps"] = steps
-    return raw, folder
+    return steps
