@@ -96,6 +96,8 @@ def test_measure_runs_every_profile_then_the_ablation(
     conf = (out / "tune.conf").read_text()
     assert f"{doc['winner']} won on select" in conf and "memory at worst" in conf
     assert "pgopt against pgtune:" in capsys.readouterr().out
+    page = (out / "report.md").read_text()
+    assert page.count("| without") == 0 and page.count("\n| ") == len(doc["ablation"]) + 1
 
 
 def test_measure_takes_an_ab_workload_too(

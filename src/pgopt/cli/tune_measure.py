@@ -33,7 +33,7 @@ from ..tune.profile import Inputs, derive, profiles
 from ..tune.safety import MemoryCheck, fitting_work_mem, memory_check
 from ..tune.settings_check import Checked, Refused, boot_value, check
 from .ab import run_ab
-from .app import err, out
+from .app import err, out, say_written
 from .running import run_lab
 
 RUN_SCHEMA = "pgopt.tune-run/1"
@@ -73,9 +73,11 @@ def measure(options: dict[str, Any], given: Given, target: ServerSettings, input
     write_atomic(folder / "tune.conf", output.conf(lines, accepted, refused))
     doc = summary(inputs.names(), sources, compared, ablated, winner, profiled, memory.describe())
     write_atomic(folder / "tune.json", json.dumps(doc, indent=2) + "\n")
+    write_atomic(folder / "report.md", report_markdown(doc, name))
     for line in summary_lines(doc):
         out.print(line, markup=False, highlight=False)
     out.print(f"configuration: {folder / 'tune.conf'}", highlight=False)
+    say_written([folder / "report.md"])
 
 
 def _profiled(
@@ -192,6 +194,24 @@ def summary(
         "memory": memory,
         "ablation": mattered,
     }
+
+
+def report_markdown(doc: dict[str, Any], workload: str) -> str:
+    """tune's own page: the verdicts, the settings that mattered, where the runs are."""
+    lines = [f"# pgopt tune --measure on {workload}", ""]
+    lines += [f"- {line.strip()}" for line in summary_lines(doc)[:3]]
+    lines += ["", "| setting | value | default | back to the default |", "|---|---|---|---|"]
+    for a in doc["ablation"]:
+        ratio = f" ×{a['ratio']:.2f} [{a['ci95'][0]:.2f}–{a['ci95'][1]:.2f}]" if a["ratio"] else ""
+        lines.append(f"| {a['setting']} | {a['value']} | {a['default']} | {a['verdict']}{ratio} |")
+    lines += [
+        "",
+        "A setting whose step is slower with it back at the default is one that mattered.",
+        "The runs, with their reports: [compare/](compare/report.md) (defaults, pgtune, "
+        "pgopt) and [ablation/](ablation/report.md); the configuration: [tune.conf](tune.conf).",
+        "",
+    ]
+    return "\n".join(lines)
 
 
 def summary_lines(doc: dict[str, Any]) -> list[str]:
