@@ -63,6 +63,12 @@ from .tune_measure import measure
     help="What --measure runs: the batch lab, TPC-B-like, select-only, or your A/B's workload.",
 )
 @click.option("--scale", type=float, help="The workload's scale (--measure).")
+@click.option(
+    "--ablation/--no-ablation",
+    default=True,
+    show_default=True,
+    help="After --measure's comparison, which of the winner's settings mattered.",
+)
 @run_options
 def tune_cmd(**options: Any) -> None:
     """A configuration for this machine, each value with its reason, checked against the

@@ -63,9 +63,12 @@ def measure(options: dict[str, Any], given: Given, target: ServerSettings, input
     if compared is None or folder is None:
         return
     winner = pick(compared)
-    err.print(f"[tune] {winner} won; now each of its settings back to its default", markup=False)
-    ablated = run("ablation", lambda first: ablation_steps(first, profiled[winner]))
-    assert ablated is not None
+    ablated = None
+    if options["ablation"]:
+        err.print(
+            f"[tune] {winner} won; now each of its settings back to its default", markup=False
+        )
+        ablated = run("ablation", lambda first: ablation_steps(first, profiled[winner]))
     accepted, refused = texts[winner]
     accepted, memory = _within_memory(accepted, target, inputs.connections, inputs.ram_mb)
     name = workload if not ab else Path(workload).name
@@ -172,13 +175,13 @@ def summary(
     names: dict[str, float],
     sources: dict[str, Any],
     compared: LabResult,
-    ablated: LabResult,
+    ablated: LabResult | None,
     winner: str,
     profiled: dict[str, Profiled],
     memory: str,
 ) -> dict[str, Any]:
     mattered = []
-    for step in ablated.steps[1:]:
+    for step in ablated.steps[1:] if ablated else ():
         setting = step.name.removeprefix("without_")
         entry = {"setting": setting, "value": profiled[winner].settings[setting]}
         entry |= {"default": profiled[winner].defaults[setting], **_verdict(step)}
@@ -200,15 +203,19 @@ def report_markdown(doc: dict[str, Any], workload: str) -> str:
     """tune's own page: the verdicts, the settings that mattered, where the runs are."""
     lines = [f"# pgopt tune --measure on {workload}", ""]
     lines += [f"- {line.strip()}" for line in summary_lines(doc)[:3]]
-    lines += ["", "| setting | value | default | back to the default |", "|---|---|---|---|"]
+    if not doc["ablation"]:
+        lines += ["", "No ablation was run (--no-ablation)."]
+    else:
+        lines += ["", "| setting | value | default | back to the default |", "|---|---|---|---|"]
     for a in doc["ablation"]:
         ratio = f" ×{a['ratio']:.2f} [{a['ci95'][0]:.2f}–{a['ci95'][1]:.2f}]" if a["ratio"] else ""
         lines.append(f"| {a['setting']} | {a['value']} | {a['default']} | {a['verdict']}{ratio} |")
     lines += [
         "",
         "A setting whose step is slower with it back at the default is one that mattered.",
-        "The runs, with their reports: [compare/](compare/report.md) (defaults, pgtune, "
-        "pgopt) and [ablation/](ablation/report.md); the configuration: [tune.conf](tune.conf).",
+        "The runs, with their reports: [compare/](compare/report.md) (defaults, pgtune, pgopt)"
+        + (" and [ablation/](ablation/report.md)" if doc["ablation"] else "")
+        + "; the configuration: [tune.conf](tune.conf).",
         "",
     ]
     return "\n".join(lines)
@@ -225,8 +232,9 @@ def summary_lines(doc: dict[str, Any]) -> list[str]:
         f"pgtune against the defaults: {ratio(doc['pgtune_vs_defaults'])}",
         f"pgopt against pgtune: {ratio(doc['pgopt_vs_pgtune'])}",
         f"winner: {doc['winner']}; {doc['memory']}",
-        "each setting back to its default (slower: it mattered):",
     ]
+    if doc["ablation"]:
+        lines.append("each setting back to its default (slower: it mattered):")
     for a in doc["ablation"]:
         lines.append(f"  {a['setting']} {a['value']} -> {a['default']}: {ratio(a)}")
     return lines
