@@ -197,8 +197,8 @@ def test_the_memory_check_counts_every_consumer_against_the_limit() -> None:
     too_much = memory_check({**settings, "work_mem": "64MB"}, rows, 100, 8 * 2**30)
     assert not too_much.fits
     # 90% of 8 GiB = 7,372.8 MB, less 2,064 MB of the rest, over 100 x 3: 17 MB
-    assert fitting_work_mem(too_much, 100, 2.0) == 17 * 2**20
-    assert fitting_work_mem(check_, 100, 2.0) is None
+    assert fitting_work_mem(too_much) == 17 * 2**20
+    assert fitting_work_mem(check_) is None
 
 
 @pytest.mark.parametrize("ram_gb", [4, 8, 16, 24, 64, 256])
@@ -220,3 +220,21 @@ def test_pgopt_answers_a_copy_on_write_disk_and_a_small_dev_shm() -> None:
     container = settings("pgopt", replace(B15, filesystem="btrfs", shm_mb=64))
     assert container["wal_init_zero"] == "off" and container["wal_recycle"] == "off"
     assert container["dynamic_shared_memory_type"] == "sysv"
+
+
+def test_a_servers_own_configuration_is_what_the_checks_fall_back_to() -> None:
+    """On a user's server (--dsn), a setting the profile leaves alone counts at the value
+    the server has, not at PostgreSQL's boot value; and "back to the default" is that."""
+    rows: dict[str, Any] = {
+        **PG_SETTINGS,
+        "hash_mem_multiplier": {"unit": None, "boot_val": "2", "setting": "2"},
+        "maintenance_work_mem": {"unit": "kB", "boot_val": "65536", "setting": "262144"},
+        "autovacuum_work_mem": {"unit": "kB", "boot_val": "-1", "setting": "-1"},
+        "autovacuum_max_workers": {"unit": None, "boot_val": "3", "setting": "6"},
+    }
+    rows["shared_buffers"] = {**rows["shared_buffers"], "setting": "131072"}  # 1 GB
+    parts = dict(memory_check({}, rows, 10, 8 * 2**30).parts)
+    assert parts["6 autovacuum workers"] == 6 * 256 * 2**20
+    assert parts["shared_buffers"] == 2**30
+    (checked,), _ = check([Derived("shared_buffers", "1GB", "r")], rows)
+    assert checked.default == "1GB" and checked.is_default

@@ -50,12 +50,10 @@ def synthesize_from(dsn: str, cover: float) -> Synthesis:
     """The workload of the source at `dsn`: the statements making up `cover` of its
     execution time; one clear error (exit 2) when it cannot be read or holds nothing
     to replay."""
-    synthesis = _synthesize(dsn, None, cover)
-    if not synthesis.scripts:
-        reasons = "; ".join(sorted({s.reason for s in synthesis.skipped})[:3])
-        where = redact_dsn(dsn)
-        raise UsageError(f"nothing in {where}'s pg_stat_statements can be replayed: {reasons}")
-    return synthesis
+    where = redact_dsn(dsn)
+    return _replayable(
+        _synthesize(dsn, None, cover), f"nothing in {where}'s pg_stat_statements can be replayed"
+    )
 
 
 def scripts_for(dsn: str, queries: list[str]) -> Synthesis:
@@ -72,13 +70,17 @@ def scripts_for(dsn: str, queries: list[str]) -> Synthesis:
 def statements_naming(dsn: str, table: str) -> Synthesis:
     """Scripts for every statement of the source's pg_stat_statements that names
     `table` (schema.name), weighted by calls (advise --prove on the table's indexes)."""
-    synthesis = _synthesize(dsn, None, 1.0, naming=table)
+    return _replayable(
+        _synthesize(dsn, None, 1.0, naming=table),
+        f"no replayable statement of pg_stat_statements names {table}",
+    )
+
+
+def _replayable(synthesis: Synthesis, nothing: str) -> Synthesis:
+    """`synthesis`, or one clear error (exit 2) saying why it holds no script."""
     if not synthesis.scripts:
         reasons = "; ".join(sorted({s.reason for s in synthesis.skipped})[:3])
-        raise UsageError(
-            f"no replayable statement of pg_stat_statements names {table}"
-            + (f" ({reasons})" if reasons else "")
-        )
+        raise UsageError(nothing + (f": {reasons}" if reasons else ""))
     return synthesis
 
 

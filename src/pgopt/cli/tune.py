@@ -125,10 +125,11 @@ def given_of(options: dict[str, Any]) -> Given:
     if workload not in WORKLOADS and not Path(workload).exists():
         known = ", ".join(sorted(WORKLOADS))
         raise UsageError(f"--workload {workload}: neither {known} nor an ab.toml")
-    if options["ram"] and parse_size(options["ram"]) < 256 * 2**20:
+    ram = parse_size(options["ram"], "--ram") if options["ram"] else None
+    if ram is not None and ram < 256 * 2**20:
         raise UsageError(f"--ram {options['ram']}: PostgreSQL needs at least 256MB to tune for")
     return Given(
-        ram_bytes=parse_size(options["ram"], "--ram") if options["ram"] else None,
+        ram_bytes=ram,
         cpus=options["cpus"],
         storage=options["storage"],
         connections=options["connections"],

@@ -8,6 +8,7 @@ profiles, the verdicts, and which settings mattered)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,7 @@ from ..tune.measure_lab import (
 )
 from ..tune.profile import Inputs, derive, profiles
 from ..tune.safety import MemoryCheck, fitting_work_mem, memory_check
-from ..tune.settings_check import Checked, Refused, boot_value, check
+from ..tune.settings_check import Checked, Refused, check, server_value
 from .ab import run_ab
 from .app import err, out, say_written
 from .running import run_lab
@@ -39,7 +40,12 @@ from .running import run_lab
 RUN_SCHEMA = "pgopt.tune-run/1"
 
 
-def measure(options: dict[str, Any], given: Given, target: ServerSettings, inputs_of: Any) -> None:
+InputsOf = Callable[[dict[str, Any], Given, ServerSettings], tuple[Inputs, dict[str, Any]]]
+
+
+def measure(
+    options: dict[str, Any], given: Given, target: ServerSettings, inputs_of: InputsOf
+) -> None:
     workload = options["workload"]
     ab = None if workload in WORKLOADS else read_spec(Path(workload), AbFlags(), Path.cwd())
     scale = options["scale"] or (0.01 if options["quick"] and workload == "batch" else 1.0)
@@ -136,13 +142,12 @@ def _within_memory(
     memory check (said in the setting's note), and the check."""
     settings = {c.name: c.value for c in accepted}
     memory = memory_check(settings, target.pg_settings, connections, ram_mb * 2**20)
-    hash_factor = float(target.pg_settings["hash_mem_multiplier"]["setting"])
-    fitted = fitting_work_mem(memory, connections, hash_factor)
+    fitted = fitting_work_mem(memory)
     if fitted is None:
         return accepted, memory
     value = f"{fitted // 2**20}MB"
     note = f"lowered from {settings.get('work_mem', 'the default')} to pass the memory check"
-    default = boot_value(target.pg_settings["work_mem"])
+    default = server_value(target.pg_settings["work_mem"])
     kept = tuple(c for c in accepted if c.name != "work_mem")
     work_mem = Checked("work_mem", value, "the memory check", False, default, note)
     settings["work_mem"] = value

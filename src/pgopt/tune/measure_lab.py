@@ -40,8 +40,8 @@ class Profiled:
     name: str
     title: str
     settings: dict[str, str]
-    defaults: dict[str, str]  # the server's boot value of each setting
-    at_default: frozenset[str] = frozenset()  # settings the profile sets to the default
+    defaults: dict[str, str]  # the server's own value of each setting
+    at_default: frozenset[str] = frozenset()  # settings the server has at that value already
 
 
 def data_mb(workload: str, scale: float) -> int:

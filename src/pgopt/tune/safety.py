@@ -1,6 +1,7 @@
 """Will a configuration fit in the memory it is given? (pure)
 
-The memory a server may need at once, by the settings: shared_buffers and
+The memory a server may need at once, by the settings (the profile's, else the
+server's own): shared_buffers and
 wal_buffers; every connection running a sort and a hash at once (work_mem, and
 work_mem x hash_mem_multiplier); each autovacuum worker's memory
 (autovacuum_work_mem, or maintenance_work_mem when it is -1) and one more
@@ -23,6 +24,8 @@ SHARE = 0.9
 class MemoryCheck:
     parts: tuple[tuple[str, int], ...]  # what needs memory, in bytes
     limit: int
+    connections: int
+    hash_factor: float  # hash_mem_multiplier
 
     @property
     def total(self) -> int:
@@ -56,7 +59,8 @@ def memory_check(
     limit_bytes: int,
 ) -> MemoryCheck:
     def value(name: str) -> str:
-        return settings.get(name) or str(pg_settings[name]["boot_val"])
+        row = pg_settings[name]
+        return settings.get(name) or str(row.get("setting") or row["boot_val"])
 
     def size(name: str) -> int:
         return max(0, _bytes(name, value(name), pg_settings))
@@ -77,16 +81,16 @@ def memory_check(
         (f"{workers} autovacuum workers", workers * autovacuum),
         ("an index build", maintenance),
     )
-    return MemoryCheck(parts, limit_bytes)
+    return MemoryCheck(parts, limit_bytes, connections, hash_factor)
 
 
-def fitting_work_mem(check: MemoryCheck, connections: int, hash_factor: float) -> int | None:
+def fitting_work_mem(check: MemoryCheck) -> int | None:
     """The largest work_mem, in whole MB as bytes (at least 1 MB), with which `check`
     fits; None when it fits already or cannot fit at any work_mem."""
     if check.fits:
         return None
     work_part = next(b for name, b in check.parts if "work_mem" in name)
     room = SHARE * check.limit - (check.total - work_part)
-    per_connection = room / (connections * (1 + hash_factor))
+    per_connection = room / (check.connections * (1 + check.hash_factor))
     mb = int(per_connection // 2**20)
     return mb * 2**20 if mb >= 1 else None

@@ -30,9 +30,9 @@ class Checked:
     value: str
     reason: str
     restart: bool
-    default: str  # the server's boot value (what "back to the default" sets)
+    default: str  # the server's own value (what "back to the default" sets)
     note: str = ""  # what the check changed, if anything
-    is_default: bool = False  # the value is the server's default anyway
+    is_default: bool = False  # the server has this value already
 
 
 @dataclass(frozen=True)
@@ -58,16 +58,18 @@ def check(
             refused.append(Refused(d.name, d.value, note))
             continue
         restart = row["context"] == "postmaster"
-        default = boot_value(row)
+        default = server_value(row)
         accepted[d.name] = Checked(
             d.name, value, d.reason, restart, default, note, same(value, default, row)
         )
     return tuple(accepted.values()), tuple(refused)
 
 
-def boot_value(row: Mapping[str, Any]) -> str:
-    """The boot value as a person writes it: "128MB", not "16384" pages of 8 kB."""
-    boot = str(row["boot_val"])
+def server_value(row: Mapping[str, Any]) -> str:
+    """The server's own value of a setting (pg_settings.setting: its configuration as
+    found; on a fresh server, the default), as a person writes it: "128MB", not
+    "16384" pages of 8 kB."""
+    boot = str(row.get("setting") or row["boot_val"])
     if row["vartype"] != "integer" or boot.startswith("-"):
         return boot
     size = unit_bytes(row["unit"])
