@@ -1,9 +1,12 @@
 """Harness cost: what measuring with pgopt costs the workload it measures.
 
 One throwaway server; pgbench's TPC-B-like script (`--workload tpcb`, the server
-busy) or select-only (`--workload select`, the client busy), 2 clients, 2 threads.
-Each round runs every arm once, in an order drawn at random per round, each on
-freshly created pgbench tables after a CHECKPOINT, for the same `-T`:
+busy) or select-only (`--workload select`, the client busy), 2 clients, 2 threads,
+at `--scale` 2 (pgbench's own rule: at least one branch per client; at scale 1
+every TPC-B-like transaction queues on the one branch row, which makes a run's
+rate hang on how the two cores happen to wake the two backends). Each round runs
+every arm once, in an order drawn at random per round, each on freshly created
+pgbench tables after a CHECKPOINT, for the same `-T`:
 
 - `plain`: pgbench alone, no progress, no log, no per-statement report;
 - `progress`: + `-P 1` (pgopt reads it every second);
@@ -13,27 +16,34 @@ freshly created pgbench tables after a CHECKPOINT, for the same `-T`:
 - `pgopt`: `pgopt lab run` as users run it.
 
 Every arm's figure is pgbench's own tps for its whole run, and every arm is compared
-with `plain` in the same round by the project's rule (paired t on the log ratios).
-`--setting NAME=VALUE` applies to the server for every arm (`synchronous_commit=off`
-takes the virtual disk's fsync, which varies 4x from run to run, out of a question
-about 2%). Rounds continue (from 4, up to `--max-rounds`) until the interval of
-pgopt/plain decides against 0.98: above it (pgopt costs under 2%) or below. The output says
-how many rounds that took, each part's cost, and the sampler's own CPU.
+with `plain` in the same round (paired t on the log ratios, as pgopt compares
+steps). `--setting NAME=VALUE` applies to the server for every arm
+(`synchronous_commit=off` takes the virtual disk's fsync, which varies 4x from run
+to run, out of a question about 2%). The question "is pgopt/plain above 0.98?" is
+looked at after 8, 16, 32, ... rounds and after `--max-rounds`, each look at
+0.05 / (number of looks) so that looking often does not make a chance difference a
+decision (Bonferroni); the output says how many rounds it took, each part's cost,
+and what pgopt's own parts used of the CPU: its process, the sampler's thread and
+the sampler's backend, and pgbench's own CPU per transaction under each arm's flags.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
+import resource
 import shutil
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from common import pgopt_run, server_dsn, stop_cleanly_on_signals
+from scipy import stats
 
 from pgopt.analysis.verdicts import paired
 from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, PgBinaries, find_binaries
@@ -44,14 +54,22 @@ from pgopt.target.embedded import EmbeddedTarget
 SMOKE = Path(__file__).resolve().parent.parent / "src/pgopt/labs/smoke"
 SCRIPTS = {"tpcb": "tpcb-like", "select": "select-only"}
 ARMS = ("plain", "progress", "report", "log", "pgopt_no_sampler", "pgopt")
+FLAGS = {
+    "plain": [],
+    "progress": ["-P", "1"],
+    "report": ["-P", "1", "-r"],
+    "log": ["-P", "1", "-r", "-l"],
+}
 GOAL = 0.98
+FAMILY_ALPHA = 0.05
+FIRST_LOOK = 8
 WARMUP_S = 1
 
 LAB = """
 title = "harness cost: one step"
 [dataset]
 variable = "scale_factor"
-size = 1
+size = {scale}
 min = 1
 setup = ["pgbench_tables.sql"]
 [run]
@@ -63,11 +81,37 @@ scripts = [{{ builtin = "{script}" }}]
 """
 
 
-def bench_lab(script: str) -> Path:
+@dataclass(frozen=True)
+class Measured:
+    """One arm's run: pgbench's rate, and CPU per transaction where it was read."""
+
+    tps: float
+    client_us_per_tx: float  # pgbench's own CPU
+    server_us_per_tx: float | None  # the server's processes (not read through pgopt)
+
+
+def looks(max_rounds: int) -> tuple[int, ...]:
+    """8, 16, 32, ... below `max_rounds`, and `max_rounds` itself."""
+    out, n = [], FIRST_LOOK
+    while n < max_rounds:
+        out.append(n)
+        n *= 2
+    return (*out, max_rounds)
+
+
+def interval(plain: list[float], other: list[float], level: float) -> tuple[float, float]:
+    """The paired t interval of other/plain at `level`, on the log ratios."""
+    d = [math.log(b / a) for a, b in zip(plain, other, strict=True)]
+    low, high = stats.ttest_1samp(d, 0.0).confidence_interval(level)
+    return math.exp(low), math.exp(high)
+
+
+def bench_lab(script: str, scale: int) -> Path:
     folder = Path(tempfile.mkdtemp(prefix="pgopt-harness-")) / "harness"
     folder.mkdir()
     shutil.copy(SMOKE / "pgbench_tables.sql", folder)
-    (folder / "lab.toml").write_text(LAB.format(warmup=WARMUP_S, script=script))
+    text = LAB.format(warmup=WARMUP_S, script=script, scale=scale)
+    (folder / "lab.toml").write_text(text)
     return folder
 
 
@@ -75,36 +119,42 @@ class Bench:
     def __init__(self, server: EmbeddedTarget, binaries: PgBinaries, args: argparse.Namespace):
         self.server, self.binaries, self.args = server, binaries, args
         self.script = SCRIPTS[args.workload]
-        self.lab = bench_lab(self.script)
+        self.lab = bench_lab(self.script, args.scale)
         self.env = {**server.client_env(), "PGDATABASE": "plain"}
         self.sampling_rate = 1.0
         self.observer: list[dict[str, Any]] = []
 
-    def run(self, arm: str, seed: int) -> float:
+    def run(self, arm: str, seed: int) -> Measured:
         if arm.startswith("pgopt"):
             return self._pgopt(arm, seed)
         psql = Psql(self.binaries, self.env)
-        psql.run_file(self.lab / "pgbench_tables.sql", {"scale_factor": "1"}, what="setup")
+        scale = {"scale_factor": str(self.args.scale)}
+        psql.run_file(self.lab / "pgbench_tables.sql", scale, what="setup")
         psql.run("checkpoint", {}, what="checkpoint")  # as pgopt does before a run
-        extra = {
-            "plain": [],
-            "progress": ["-P", "1"],
-            "report": ["-P", "1", "-r"],
-            "log": ["-P", "1", "-r", "-l", f"--sampling-rate={self.sampling_rate:.4g}"],
-        }[arm]
+        extra = FLAGS[arm] + ([f"--sampling-rate={self.sampling_rate:.4g}"] if arm == "log" else [])
         seconds = self.args.duration + WARMUP_S
         args = [str(self.binaries.path("pgbench")), "-n", "-b", self.script, "-c", "2", "-j", "2"]
         args += ["-T", str(seconds), f"--random-seed={seed}", *extra]
         log_dir = Path(tempfile.mkdtemp(prefix="pgopt-harness-log-"))
+        server_before = self.server.server_cpu_s()
+        client_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         proc = subprocess.run(args, env=self.env, capture_output=True, text=True, cwd=log_dir)
+        client_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        server_after = self.server.server_cpu_s()
         shutil.rmtree(log_dir, ignore_errors=True)
         if proc.returncode != 0:
             raise SystemExit(f"pgbench failed: {proc.stderr}")
-        match = re.search(r"tps = ([0-9.]+)", proc.stdout)
-        assert match is not None
-        return float(match.group(1))
+        tps = re.search(r"tps = ([0-9.]+)", proc.stdout)
+        count = re.search(r"actually processed: (\d+)", proc.stdout)
+        assert tps is not None and count is not None
+        transactions = int(count.group(1))
+        client = sum(getattr(client_after, f) - getattr(client_before, f) for f in CPU_FIELDS)
+        server = None
+        if server_before is not None and server_after is not None:
+            server = (server_after - server_before) / transactions * 1e6
+        return Measured(float(tps.group(1)), client / transactions * 1e6, server)
 
-    def _pgopt(self, arm: str, seed: int) -> float:
+    def _pgopt(self, arm: str, seed: int) -> Measured:
         args = [str(self.lab), "--dsn", server_dsn(self.server), "--allow-settings", "--reps", "1"]
         args += ["--duration", str(self.args.duration), "--seed", str(seed)]
         if arm == "pgopt_no_sampler":
@@ -112,23 +162,24 @@ class Bench:
         result = pgopt_run(args)
         run = result.steps[0].runs[0]
         assert run.tps_whole_run is not None and run.observer is not None
+        assert run.transactions and run.client_cpu_s is not None
         # the log arm samples as pgopt would: about 20,000 transactions a run
         self.sampling_rate = min(1.0, 20_000 / (run.tps_whole_run * self.args.duration))
         if arm == "pgopt":
             self.observer.append(run.observer)
-        return run.tps_whole_run
+        return Measured(run.tps_whole_run, run.client_cpu_s / run.transactions * 1e6, None)
 
 
-def decided(ratio_low: float, ratio_high: float) -> bool:
-    return ratio_low > GOAL or ratio_high < GOAL
+CPU_FIELDS = ("ru_utime", "ru_stime")
 
 
 def main() -> None:
     stop_cleanly_on_signals()
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--workload", choices=sorted(SCRIPTS), default="tpcb")
-    parser.add_argument("--duration", type=int, default=15)
-    parser.add_argument("--max-rounds", type=int, default=12)
+    parser.add_argument("--duration", type=int, default=10)
+    parser.add_argument("--scale", type=int, default=2)
+    parser.add_argument("--max-rounds", type=int, default=64)
     parser.add_argument("--arms", default=",".join(ARMS))
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
@@ -144,8 +195,11 @@ def main() -> None:
     if "plain" not in arms or "pgopt" not in arms or not set(arms) <= set(ARMS):
         raise SystemExit(f"--arms: plain and pgopt, and any of {', '.join(ARMS)}")
     binaries = find_binaries(None, need=CLIENT_PROGRAMS + SERVER_PROGRAMS)
-    values: dict[str, list[float]] = {arm: [] for arm in arms}
+    runs: dict[str, list[Measured]] = {arm: [] for arm in arms}
     orders: list[list[str]] = []
+    planned_looks = looks(args.max_rounds)
+    level = 1 - FAMILY_ALPHA / len(planned_looks)
+    decision = "undecided"
     with EmbeddedTarget(binaries) as server:
         with server.connect("postgres") as conn:
             conn.execute("create database plain")
@@ -157,14 +211,17 @@ def main() -> None:
         for planned in draw_rounds(args.seed, 0, arms, args.max_rounds):
             orders.append(list(planned.order))
             for arm in planned.order:
-                values[arm].append(bench.run(arm, planned.pgbench_seed))
-            line = " ".join(f"{a}={values[a][-1]:.0f}" for a in arms)
+                runs[arm].append(bench.run(arm, planned.pgbench_seed))
+            line = " ".join(f"{a}={runs[a][-1].tps:.0f}" for a in arms)
             print(f"round {planned.number}: {line}", file=sys.stderr)
-            if planned.number >= 4:
-                e = paired(values["plain"], values["pgopt"])
-                if decided(*e.ci95):
+            if planned.number in planned_looks:
+                tps = {a: [m.tps for m in runs[a]] for a in ("plain", "pgopt")}
+                low, high = interval(tps["plain"], tps["pgopt"], level)
+                print(f"  look: pgopt/plain [{level:.2%}: {low:.3f}-{high:.3f}]", file=sys.stderr)
+                if low > GOAL or high < GOAL:
+                    decision = "above" if low > GOAL else "below"
                     break
-    summary = _summary(args, values, orders, bench.observer)
+    summary = _summary(args, runs, orders, bench.observer, (planned_looks, level, decision))
     print(json.dumps(summary, indent=2))
     if args.json:
         args.json.write_text(json.dumps(summary, indent=2) + "\n")
@@ -172,25 +229,40 @@ def main() -> None:
 
 def _summary(
     args: argparse.Namespace,
-    values: dict[str, list[float]],
+    runs: dict[str, list[Measured]],
     orders: list[list[str]],
     observer: list[dict[str, Any]],
+    looked: tuple[tuple[int, ...], float, str],
 ) -> dict[str, Any]:
-    rounds = len(values["plain"])
+    planned_looks, level, decision = looked
+    tps = {arm: [m.tps for m in measured] for arm, measured in runs.items()}
+    rounds = len(tps["plain"])
     out: dict[str, Any] = {
         "command": "bench/harness_cost.py " + " ".join(sys.argv[1:]),
         "workload": args.workload,
         "duration_s": args.duration,
+        "scale": args.scale,
         "settings": args.setting,
         "rounds": rounds,
+        "looks": list(planned_looks),
+        "look_level": round(level, 5),
         "orders": orders,
-        "tps": values,
+        "tps": tps,
+        "client_cpu_us_per_tx": {
+            arm: round(sorted(m.client_us_per_tx for m in measured)[len(measured) // 2], 2)
+            for arm, measured in runs.items()
+        },
+        "server_cpu_us_per_tx": {
+            arm: round(sorted(values)[len(values) // 2], 2)
+            for arm, measured in runs.items()
+            if (values := [m.server_us_per_tx for m in measured if m.server_us_per_tx])
+        },
         "vs_plain": {},
     }
-    for arm, samples in values.items():
+    for arm, samples in tps.items():
         if arm == "plain":
             continue
-        e = paired(values["plain"], samples)
+        e = paired(tps["plain"], samples)
         out["vs_plain"][arm] = {
             "ratio": round(e.ratio, 4),
             "ci95": [round(e.ci95[0], 4), round(e.ci95[1], 4)],
@@ -200,17 +272,24 @@ def _summary(
             f"{arm}/plain: {e.ratio:.3f} [95% {e.ci95[0]:.3f}-{e.ci95[1]:.3f}], {rounds} rounds",
             file=sys.stderr,
         )
-    low = out["vs_plain"]["pgopt"]["ci95"][0]
-    out["goal"] = f"pgopt/plain above {GOAL}: {'met' if low > GOAL else 'not shown'}"
+    low, high = interval(tps["plain"], tps["pgopt"], level)
+    out["goal"] = {
+        "question": f"pgopt/plain above {GOAL}",
+        "interval": [round(low, 4), round(high, 4)],
+        "level": round(level, 5),
+        "decision": decision,
+    }
     if observer:
         wall = sum(o["wall_s"] for o in observer)
-        sampler = sum(
-            o.get("sampler_client_cpu_s", 0) + (o.get("sampler_server_cpu_s") or 0)
-            for o in observer
-        )
-        out["sampler_core_share"] = round(sampler / wall, 4)
+        client = sum(o.get("sampler_client_cpu_s", 0) for o in observer)
+        backend = sum(o.get("sampler_server_cpu_s") or 0 for o in observer)
+        out["sampler_core_share"] = {
+            "thread": round(client / wall, 5),
+            "backend": round(backend / wall, 5),
+            "total": round((client + backend) / wall, 5),
+        }
         pgbench_wall = sum(o["pgbench_wall_s"] for o in observer)
-        out["pgopt_core_share"] = round(sum(o["pgopt_cpu_s"] for o in observer) / pgbench_wall, 4)
+        out["pgopt_core_share"] = round(sum(o["pgopt_cpu_s"] for o in observer) / pgbench_wall, 5)
     return out
 
 

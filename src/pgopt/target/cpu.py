@@ -11,6 +11,7 @@ reaped) in their own `utime`/`stime`.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -59,9 +60,29 @@ def children(pid: int) -> list[int]:
 def tree_cpu_s(pid: int) -> float | None:
     """CPU seconds of a server: the postmaster, its reaped children and its live ones;
     None when /proc cannot tell (another machine, no permission)."""
-    total = process_cpu_s(pid, with_reaped_children=True)
-    if total is None:
-        return None
-    for child in children(pid):
-        total += process_cpu_s(child) or 0.0
-    return total
+    return consistent_tree_total(
+        lambda: process_cpu_s(pid, with_reaped_children=True),
+        lambda: [process_cpu_s(child) or 0.0 for child in children(pid)],
+    )
+
+
+def consistent_tree_total(
+    parent_with_reaped: Callable[[], float | None],
+    live_children: Callable[[], list[float]],
+    attempts: int = 5,
+) -> float | None:
+    """The parent's time with its reaped children's, plus its live children's, read
+    so that no child falls between the two: a child reaped while the live ones are
+    listed is in neither (the backends of a run that just ended are reaped in that
+    instant), so the parent is read before and after the listing and the reading is
+    kept only when the parent's figure did not move meanwhile."""
+    before = parent_with_reaped()
+    for _ in range(attempts):
+        if before is None:
+            return None
+        live = sum(live_children())
+        after = parent_with_reaped()
+        if after == before:
+            return before + live
+        before = after
+    return None if before is None else before + sum(live_children())
