@@ -75,6 +75,7 @@ def test_pgopt_on_this_kind_of_machine() -> None:
     assert s["work_mem"] == "31MB"
     assert s["maintenance_work_mem"] == f"{24104 * 1024 // 16 // 1024}MB"
     assert s["max_wal_size"] == "19456MB"  # a tenth of 200,000 MB, in whole GB
+    assert s["min_wal_size"] == "4864MB"  # a quarter of it, kept for recycling
     # 150 / 50 = 3x from the disk; the database fits in memory: 1 + (3 - 1) x 0.1
     assert s["random_page_cost"] == "1.2"
     assert s["effective_io_concurrency"] == "1"  # no gain from a deeper queue
@@ -89,6 +90,7 @@ def test_pgopt_memory_stays_within_a_small_container() -> None:
     s = settings("pgopt", replace(B15, ram_mb=1024, disk_free_mb=10_000))
     assert s["shared_buffers"] == "256MB" and s["work_mem"] == "4MB"
     assert s["max_wal_size"] == "4096MB" and "wal_buffers" not in s
+    assert s["min_wal_size"] == "1024MB"
 
 
 def test_a_profile_with_an_unknown_name_says_where() -> None:
