@@ -85,9 +85,10 @@ def test_user_lab_a_a_and_async_commit(tmp_path: Path, workdir: Path) -> None:
         assert metric["samples"] == pytest.approx([2 * r["tps"] for r in step["runs"]])
         assert all(c["passed"] for c in step["checks"]), step["checks"]
         assert step["latency_ms"]["p50"] <= step["latency_ms"]["p99"]
-        # the server is busy through every run; its backends, reaped as the run ends,
-        # are counted (they once fell between two reads of /proc)
-        assert all(r["server_cpu_s"] > 0.2 * r["wall_s"] for r in step["runs"]), step["runs"]
+        # the server's CPU counts the run's backends: two inserts and a commit cost the
+        # server more than the pgbench that sends them (here 1.7 to 5.4 times as much)
+        runs = step["runs"]
+        assert all(r["server_cpu_s"] > r["client_cpu_s"] > 0 for r in runs), runs
     assert steps["async_commit"]["verdict_vs_previous"] == "faster"
     assert steps["async_commit"]["ratio_vs_previous"]["rounds"] == 5
     assert steps["async_commit"]["changes"] == {"settings": {"synchronous_commit": "off"}}
