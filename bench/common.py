@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import signal
 import statistics
 import subprocess
@@ -33,7 +34,8 @@ def server_dsn(server: EmbeddedTarget) -> str:
 
 
 def pgopt_run(args: list[str]) -> LabResult:
-    """Run `pgopt lab run ...` in a subprocess; return its stored result."""
+    """Run `pgopt lab run ...` in a subprocess; return its stored result (its run
+    folder is removed once read)."""
     out = Path(tempfile.mkdtemp(prefix="pgopt-bench-")) / "run"
     proc = subprocess.Popen(
         [sys.executable, "-m", "pgopt", "lab", "run", *args, "--out", str(out)],
@@ -47,9 +49,12 @@ def pgopt_run(args: list[str]) -> LabResult:
         proc.terminate()  # pgopt stops and removes what it started
         proc.wait()
         raise
-    if proc.returncode != 0:
-        raise SystemExit(f"pgopt failed:\n{stderr}")
-    return load_result(out)
+    try:
+        if proc.returncode != 0:
+            raise SystemExit(f"pgopt failed:\n{stderr}")
+        return load_result(out)
+    finally:
+        shutil.rmtree(out.parent, ignore_errors=True)  # the result is read: nothing left
 
 
 def report(name_a: str, a: list[float], name_b: str, b: list[float]) -> None:

@@ -237,6 +237,7 @@ def main() -> None:
                 if low > GOAL or high < GOAL:
                     decision = "above" if low > GOAL else "below"
                     break
+    shutil.rmtree(bench.lab.parent, ignore_errors=True)
     summary = _summary(args, runs, orders, bench.observer, (planned_looks, level, decision))
     print(json.dumps(summary, indent=2))
     if args.json:

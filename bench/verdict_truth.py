@@ -120,6 +120,7 @@ def main() -> None:
             elif b == "rate_440" and a == "rate_400":
                 ten[verdict] += 1
         print(f"run {seed}: {dict(null)} {dict(effect)} {dict(ten)}", file=sys.stderr)
+    shutil.rmtree(folder.parent, ignore_errors=True)
     wrong = null["faster"] + null["slower"]
     summary = {
         "command": "bench/verdict_truth.py " + " ".join(sys.argv[1:]),
