@@ -38,6 +38,7 @@ import math
 import re
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -67,6 +68,7 @@ FLAGS = {
 }
 ARMS = (*FLAGS, "pgopt_no_sampler", "pgopt")
 GOAL = 0.98
+CPU_FIELDS = ("ru_utime", "ru_stime")
 FAMILY_ALPHA = 0.05
 FIRST_LOOK = 8
 WARMUP_S = 1
@@ -186,9 +188,6 @@ class Bench:
         return Measured(run.tps_whole_run, run.client_cpu_s / run.transactions * 1e6, None)
 
 
-CPU_FIELDS = ("ru_utime", "ru_stime")
-
-
 def main() -> None:
     stop_cleanly_on_signals()
     parser = argparse.ArgumentParser(description=__doc__)
@@ -266,11 +265,11 @@ def _summary(
         "orders": orders,
         "tps": tps,
         "client_cpu_us_per_tx": {
-            arm: round(sorted(m.client_us_per_tx for m in measured)[len(measured) // 2], 2)
+            arm: round(statistics.median(m.client_us_per_tx for m in measured), 2)
             for arm, measured in runs.items()
         },
         "server_cpu_us_per_tx": {
-            arm: round(sorted(values)[len(values) // 2], 2)
+            arm: round(statistics.median(values), 2)
             for arm, measured in runs.items()
             if (values := [m.server_us_per_tx for m in measured if m.server_us_per_tx])
         },

@@ -1,9 +1,9 @@
 """Will a configuration fit in the memory it is given? (pure)
 
 The memory a server may need at once, by the settings (the profile's, else the
-server's own): shared_buffers and
-wal_buffers; every connection running a sort and a hash at once (work_mem, and
-work_mem x hash_mem_multiplier); each autovacuum worker's memory
+server's own): shared_buffers and wal_buffers; every connection running a sort
+and a hash at once (work_mem, and work_mem x hash_mem_multiplier); each
+autovacuum worker's memory
 (autovacuum_work_mem, or maintenance_work_mem when it is -1) and one more
 maintenance_work_mem for an index build. Held against 90% of the memory limit
 (the guardrail DBtune and postgres-checkup use), the rest being the OS's.

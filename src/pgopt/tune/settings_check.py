@@ -69,17 +69,17 @@ def server_value(row: Mapping[str, Any]) -> str:
     """The server's own value of a setting (pg_settings.setting: its configuration as
     found; on a fresh server, the default), as a person writes it: "128MB", not
     "16384" pages of 8 kB."""
-    boot = str(row.get("setting") or row["boot_val"])
-    if row["vartype"] != "integer" or boot.startswith("-"):
-        return boot
+    value = str(row.get("setting") or row["boot_val"])
+    if row["vartype"] != "integer" or value.startswith("-"):
+        return value
     size = unit_bytes(row["unit"])
     if size is not None:
-        total = int(boot) * size
+        total = int(value) * size
         for unit in ("GB", "MB", "kB"):
             if total and total % MEMORY[unit] == 0:
                 return f"{total // MEMORY[unit]}{unit}"
         return f"{total}B"
-    return boot + _suffix(row["unit"])
+    return value + _suffix(row["unit"])
 
 
 def same(a: str, b: str, row: Mapping[str, Any]) -> bool:
