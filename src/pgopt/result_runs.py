@@ -26,7 +26,7 @@ def latency(runs: list[RunRecord]) -> Latency | None:
     for r in runs:
         if r.pgbench is None:
             continue
-        pooled.extend(r.pgbench.latencies_us)
+        pooled.extend(r.pgbench.log.latencies_us)
         if r.pgbench.summary.latency_avg_ms is not None:
             averages.append(r.pgbench.summary.latency_avg_ms)
     if not averages and not pooled:
@@ -67,7 +67,8 @@ def run_result(record: RunRecord) -> Run:
         latency_avg_ms=summary.latency_avg_ms if summary else None,
         wall_s=round(pgbench.wall_s, 3) if pgbench else None,
         client_cpu_s=round(pgbench.client_cpu_s, 3) if pgbench else None,
-        progress=tuple((p.time_s, p.tps) for p in pgbench.progress) if pgbench else None,
+        progress=tuple((s.time_s, s.tps) for s in pgbench.log.seconds) if pgbench else None,
+        log_sampling_rate=pgbench.log.sampling_rate if pgbench else None,
         statements=tuple(
             Statement(st.script, st.latency_ms, st.command) for st in summary.statements
         )

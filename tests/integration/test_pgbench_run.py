@@ -6,7 +6,6 @@ import pytest
 
 from pgopt.errors import BenchError
 from pgopt.pgbench.command import PgbenchSpec, QueryMode, ScriptRef
-from pgopt.pgbench.parse import ProgressSample
 from pgopt.pgbench.runner import run_pgbench
 from pgopt.target.embedded import EmbeddedTarget
 
@@ -14,7 +13,6 @@ from pgopt.target.embedded import EmbeddedTarget
 def test_run_parsed_end_to_end(server: EmbeddedTarget, tmp_path: Path) -> None:
     script = tmp_path / "bench.sql"
     script.write_text("\\set k random(1, :rows)\nselect :k + 1;\n")
-    seen: list[ProgressSample] = []
     result = run_pgbench(
         server.binaries.path("pgbench"),
         PgbenchSpec(
@@ -28,15 +26,17 @@ def test_run_parsed_end_to_end(server: EmbeddedTarget, tmp_path: Path) -> None:
         ),
         server.client_env(),
         cwd=tmp_path,
-        on_progress=seen.append,
     )
     s = result.summary
     assert s.query_mode == "prepared" and s.clients == 2 and s.failed == 0
     assert s.transactions > 0 and s.tps > 0
-    assert len(result.latencies_us) == s.transactions  # every transaction logged
+    assert len(result.log.latencies_us) == s.transactions  # every transaction logged
     assert not list(tmp_path.glob("log.*"))  # logs are read, then removed
     assert [st.command for st in s.statements] == ["\\set k random(1, :rows)", "select :k + 1;"]
-    assert seen and seen[0].time_s == pytest.approx(1.0)
+    # every whole second of the run, and its transactions, from the log
+    assert [sec.time_s for sec in result.log.seconds] == [1.0, 2.0]
+    assert sum(sec.logged for sec in result.log.seconds) == pytest.approx(s.transactions, rel=0.2)
+    assert "--progress" not in result.args
     assert result.client_cpu_s >= 0 and result.wall_s >= 2
 
 

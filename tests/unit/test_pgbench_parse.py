@@ -8,8 +8,6 @@ from pgopt.errors import BenchError
 from pgopt.pgbench.parse import (
     abort_message,
     parse_aggregate_line,
-    parse_log_latencies,
-    parse_progress_line,
     parse_summary,
     percentile,
 )
@@ -92,42 +90,6 @@ def test_aborted_run_has_no_tps_and_a_reason(version: str) -> None:
 
 def test_no_abort_in_a_clean_run() -> None:
     assert abort_message(read("pg15-tpcb-T.stderr").splitlines()) is None
-
-
-@pytest.mark.parametrize("version", ["15", "18"])
-def test_progress_lines(version: str) -> None:
-    samples = [parse_progress_line(ln) for ln in read(f"pg{version}-tpcb-T.stderr").splitlines()]
-    assert samples and all(s is not None for s in samples)
-    first = samples[0]
-    assert first is not None and first.time_s == 1.0 and first.tps > 0 and first.failed == 0
-
-
-def test_progress_line_variants() -> None:
-    old = parse_progress_line("progress: 5.0 s, 2345.6 tps, lat 0.424 ms stddev 0.123")
-    assert old is not None and old.failed is None and old.latency_ms == pytest.approx(0.424)
-    idle = parse_progress_line("progress: 2.0 s, 0.0 tps, lat NaN ms stddev NaN, 0 failed")
-    assert idle is not None and idle.tps == 0 and idle.latency_ms is None
-    lag = parse_progress_line(
-        "progress: 3.0 s, 100.0 tps, lat 1.000 ms stddev 0.100, 2 failed, lag 0.010 ms, 1 skipped"
-    )
-    assert lag is not None and lag.failed == 2
-    assert parse_progress_line("pgbench: error: something") is None
-
-
-@pytest.mark.parametrize("version", ["15", "18"])
-def test_transaction_log(version: str) -> None:
-    lines = read(f"pg{version}-transaction.log").splitlines()
-    latencies = parse_log_latencies(lines)
-    assert len(latencies) == len(lines) and all(v > 0 for v in latencies)
-
-
-def test_transaction_log_skips_failed() -> None:
-    lines = [
-        "0 1 120 0 1795312948 385208",
-        "0 2 failed 0 1795312948 385370 0",
-        "1 1 skipped 0 1795312948 385371",
-    ]
-    assert parse_log_latencies(lines) == [120]
 
 
 @pytest.mark.parametrize("version", ["15", "18"])

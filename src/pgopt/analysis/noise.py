@@ -1,7 +1,8 @@
 """What a run's per-second samples say about the run itself (pure).
 
-pgbench's `-P 1` lines give the throughput of every second. Two uses, the same
-for every run whatever the step (VERDICTS.md: never pool seconds as runs):
+The throughput of every second, read from pgbench's transaction log
+(pgbench/transaction_log.py; [] where a sparse sample cannot say). Two uses, the
+same for every run whatever the step (VERDICTS.md: never pool seconds as runs):
 
 - the warm-up is part of the timed pgbench run and is trimmed from its figure:
   the transactions of the first `warmup` seconds are taken out, and the rate is
@@ -26,7 +27,8 @@ def trimmed_rate(
     """The run's transactions per second after its first `warmup_s` seconds.
 
     `tps` is pgbench's own figure for the whole run (transactions over the time
-    after connecting), `per_second` the `-P 1` throughputs in order."""
+    after connecting), `per_second` the throughput of each whole second in order; with
+    no seconds to go by, the whole run's rate."""
     if warmup_s <= 0 or tps <= 0 or len(per_second) <= warmup_s:
         return tps
     elapsed = transactions / tps

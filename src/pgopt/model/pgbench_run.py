@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from array import array
 from dataclasses import dataclass
 
-from ..pgbench.parse import ProgressSample, Summary
+from ..pgbench.parse import Summary
+from ..pgbench.transaction_log import TransactionLog
 
 
 @dataclass(frozen=True)
@@ -14,8 +14,7 @@ class PgbenchResult:
 
     args: tuple[str, ...]
     summary: Summary
-    progress: tuple[ProgressSample, ...]
-    latencies_us: array[int]
+    log: TransactionLog  # the sampled `-l` log: latencies and the per-second series
     stdout: str
     stderr: str
     wall_s: float

@@ -136,7 +136,8 @@ class Run:
     latency_avg_ms: float | None = absent()
     wall_s: float | None = absent()
     client_cpu_s: float | None = absent()
-    progress: tuple[tuple[float, float], ...] | None = absent()
+    progress: tuple[tuple[float, float], ...] | None = absent()  # (second, tx/s) from the log
+    log_sampling_rate: float | None = absent()
     statements: tuple[Statement, ...] | None = absent()
     script_transactions: tuple[int, ...] | None = absent()  # per pgbench script, in order
     phases: tuple[RunPhase, ...] | None = absent()

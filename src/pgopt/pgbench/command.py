@@ -61,7 +61,6 @@ class PgbenchSpec:
     extra_args: tuple[str, ...] = ()
     log_prefix: Path | None = None
     log_sampling_rate: float = 1.0  # share of transactions written to the -l log
-    progress_interval_s: int = 1
     report_statements: bool = True
 
 
@@ -107,8 +106,6 @@ def build_args(pgbench: Path, spec: PgbenchSpec) -> list[str]:
         args += ["--time", str(spec.duration_s)]
     else:
         args += ["--transactions", str(spec.transactions)]
-    if spec.progress_interval_s:
-        args += ["--progress", str(spec.progress_interval_s)]
     if spec.report_statements:
         args.append("--report-per-command")
     if spec.log_prefix is not None:

@@ -1,8 +1,6 @@
 """Pure parsers for pgbench's output, versions 10 to 18.
 
 - `parse_summary`: the report pgbench prints to stdout when a run ends;
-- `parse_progress_line`: one `-P` line from stderr;
-- `parse_log_latencies`: per-transaction `-l` log lines;
 - `parse_aggregate_line`: one `--aggregate-interval` log line.
 
 Wording changed across versions (tps "including/excluding connections
@@ -62,48 +60,9 @@ class Summary:
     statements: tuple[StatementLatency, ...] = field(default=())
 
 
-@dataclass(frozen=True)
-class ProgressSample:
-    """One `-P` line: the interval ending at `time_s` since the start."""
-
-    time_s: float
-    tps: float
-    latency_ms: float | None
-    stddev_ms: float | None
-    failed: int | None
-
-
-_PROGRESS = re.compile(
-    rf"^progress: {_NUM} s, {_NUM} tps, lat {_NUM} ms stddev {_NUM}(?P<rest>.*)$", re.IGNORECASE
-)
-_FAILED = re.compile(r"(\d+) failed")
 _TPS = re.compile(rf"^tps = {_NUM} \((?P<kind>[^)]*)\)")
 _SCRIPT_HEAD = re.compile(r"^SQL script (\d+): (.*)$|^transaction type: (.*)$")
 _STATEMENT = re.compile(rf"^\s+{_NUM}\s+(?:(\d+)\s+)?(\S.*)$")
-
-
-def _float(text: str) -> float:
-    return float(text)
-
-
-def _opt_float(text: str) -> float | None:
-    value = float(text)
-    return None if math.isnan(value) else value
-
-
-def parse_progress_line(line: str) -> ProgressSample | None:
-    """A `-P` line, or None for any other stderr line."""
-    m = _PROGRESS.match(line.strip())
-    if not m:
-        return None
-    failed = _FAILED.search(m.group("rest"))
-    return ProgressSample(
-        time_s=_float(m.group(1)),
-        tps=_float(m.group(2)),
-        latency_ms=_opt_float(m.group(3)),
-        stddev_ms=_opt_float(m.group(4)),
-        failed=int(failed.group(1)) if failed else None,
-    )
 
 
 def parse_summary(text: str) -> Summary:
@@ -233,23 +192,6 @@ def _leading_int(text: str | None) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def parse_log_latencies(lines: Iterable[str], since_epoch_us: int = 0) -> list[int]:
-    """Latencies in microseconds of successful transactions, from `-l` log lines,
-    leaving out those that ended before `since_epoch_us` (a run's warm-up).
-
-    Line: client_id transaction_no time script_no time_epoch time_us [lag] [retries];
-    `time` is 'failed' or 'skipped' (15+) for transactions that did not commit.
-    """
-    out: list[int] = []
-    for line in lines:
-        fields = line.split()
-        if len(fields) >= 6 and fields[2].isdigit():
-            if since_epoch_us and int(fields[4]) * 1_000_000 + int(fields[5]) < since_epoch_us:
-                continue
-            out.append(int(fields[2]))
-    return out
-
-
 @dataclass(frozen=True)
 class AggregateInterval:
     """One `--aggregate-interval` line: transactions and latency sums for an interval."""
@@ -300,8 +242,7 @@ ABORT_MARKERS = ("Run was aborted", "aborted in command", "client aborted")
 
 def abort_message(stderr_lines: Iterable[str]) -> str | None:
     """pgbench's own reason for an aborted run, from its stderr, or None."""
-    lines = [ln.strip() for ln in stderr_lines if ln.strip()]
-    reasons = [ln for ln in lines if not ln.startswith("progress:")]
+    reasons = [ln.strip() for ln in stderr_lines if ln.strip()]
     if not any(marker in ln for ln in reasons for marker in ABORT_MARKERS):
         return None
     details = [ln for ln in reasons if "error" in ln.lower() or "abort" in ln.lower()]

@@ -1,4 +1,4 @@
-"""Run pgbench as a child process, stream its `-P` progress, and parse the result.
+"""Run pgbench as a child process, and parse its report and its transaction log.
 
 A run that pgbench aborted, or that exited with an error, raises BenchError
 with pgbench's own message: a partial result is never returned as valid.
@@ -12,7 +12,7 @@ import subprocess
 import threading
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import BenchError, BinariesError
@@ -20,15 +20,8 @@ from ..model.pgbench_run import PgbenchResult
 from ..processes import CLIENT_ESCALATION, stop
 from ..redact import redactor
 from .command import PgbenchSpec, build_args
-from .parse import (
-    ProgressSample,
-    abort_message,
-    parse_log_latencies,
-    parse_progress_line,
-    parse_summary,
-)
-
-ProgressCallback = Callable[[ProgressSample], None]
+from .parse import abort_message, parse_summary
+from .transaction_log import TransactionLog, read_transaction_log
 
 
 def run_pgbench(
@@ -37,13 +30,13 @@ def run_pgbench(
     env: dict[str, str],
     *,
     cwd: Path,
-    on_progress: ProgressCallback | None = None,
     timeout_s: float | None = None,
     cancel: threading.Event | None = None,
     warmup_s: int = 0,
 ) -> PgbenchResult:
     """Run pgbench to completion; `cancel`, when set from another thread, stops it.
-    Latencies logged in the first `warmup_s` seconds are left out."""
+    Latencies logged in the first `warmup_s` seconds are left out of the percentiles'
+    sample; every whole second of the run is in its per-second series."""
     args = build_args(pgbench, spec)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     own_before = resource.getrusage(resource.RUSAGE_SELF)
@@ -58,33 +51,15 @@ def run_pgbench(
             env=env,
             cwd=cwd,
             text=True,
-            bufsize=1,
         )
     except OSError as e:
         raise BinariesError(f"cannot run pgbench: {e}") from e
 
-    stdout_parts: list[str] = []
-    reader = threading.Thread(
-        target=lambda: stdout_parts.append(proc.stdout.read()),  # type: ignore[union-attr]
-        daemon=True,
-    )
-    reader.start()
-    stderr_lines: list[str] = []
-    progress: list[ProgressSample] = []
     timer = _kill_after(proc, timeout_s) if timeout_s else None
     if cancel is not None:
         threading.Thread(target=_stop_when_set, args=(cancel, proc), daemon=True).start()
     try:
-        assert proc.stderr is not None
-        for line in proc.stderr:
-            stderr_lines.append(line)
-            sample = parse_progress_line(line)
-            if sample is not None:
-                progress.append(sample)
-                if on_progress is not None:
-                    on_progress(sample)
-        proc.wait()
-        reader.join()
+        stdout, stderr = proc.communicate()
     except BaseException:
         stop(proc, CLIENT_ESCALATION)
         raise
@@ -97,10 +72,8 @@ def run_pgbench(
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     own = (own_after.ru_utime - own_before.ru_utime) + (own_after.ru_stime - own_before.ru_stime)
 
-    stdout = "".join(stdout_parts)
-    stderr = "".join(stderr_lines)
-    latencies = _collect_latencies(spec.log_prefix, int((started_epoch + warmup_s) * 1e6))
-    aborted = abort_message(stderr_lines)
+    log = _read_log(spec, started_epoch, warmup_s, wall)
+    aborted = abort_message(stderr.splitlines())
     if proc.returncode != 0 or aborted:
         reason = aborted or _tail(stderr) or f"exit code {proc.returncode}"
         if proc.returncode == -signal.SIGKILL and timeout_s:
@@ -110,8 +83,7 @@ def run_pgbench(
     return PgbenchResult(
         tuple(args),
         summary,
-        tuple(progress),
-        latencies,
+        log,
         stdout,
         stderr,
         wall,
@@ -120,20 +92,36 @@ def run_pgbench(
     )
 
 
-def _collect_latencies(prefix: Path | None, since_epoch_us: int) -> array[int]:
-    values: array[int] = array("q")
+def _read_log(
+    spec: PgbenchSpec, started_epoch: float, warmup_s: int, wall_s: float
+) -> TransactionLog:
+    """Read the run's `-l` files (one per thread), then remove them; a run without a
+    log has no latencies and no seconds."""
+    prefix = spec.log_prefix
     if prefix is None:
-        return values
-    for log in sorted(prefix.parent.glob(prefix.name + ".*")):
-        with open(log) as f:
-            values.extend(parse_log_latencies(f, since_epoch_us))
-        log.unlink()
-    return values
+        return TransactionLog(array("q"), (), spec.log_sampling_rate)
+    started_us = int(started_epoch * 1e6)
+    files = sorted(prefix.parent.glob(prefix.name + ".*"))
+    log = read_transaction_log(
+        _lines_of(files),
+        started_us=started_us,
+        warmup_until_us=started_us + warmup_s * 1_000_000,
+        whole_seconds=spec.duration_s if spec.duration_s is not None else int(wall_s),
+        sampling_rate=spec.log_sampling_rate,
+    )
+    for path in files:
+        path.unlink()
+    return log
+
+
+def _lines_of(files: list[Path]) -> Iterator[str]:
+    for path in files:
+        with open(path) as f:
+            yield from f
 
 
 def _tail(text: str, lines: int = 3) -> str:
-    kept = [ln for ln in text.strip().splitlines() if not ln.startswith("progress:")]
-    return " | ".join(kept[-lines:])
+    return " | ".join(text.strip().splitlines()[-lines:])
 
 
 def _stop_when_set(cancel: threading.Event, proc: subprocess.Popen[str]) -> None:

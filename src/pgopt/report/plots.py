@@ -234,7 +234,8 @@ def throughput(result: LabResult) -> Plot | None:
     return Plot(
         "throughput",
         "Throughput over time",
-        "pgbench progress (-P) per second of each run: the run nearest the step's median "
+        "Transactions per second of each run, from pgbench's transaction log (sampled: "
+        "each second's lines over the sampling rate): the run nearest the step's median "
         "in bold, the other runs faint. A dip or a climb means the run was not steady.",
         out[0],
     )
