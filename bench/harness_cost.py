@@ -10,9 +10,12 @@ every arm once, in an order drawn at random per round, each after a CHECKPOINT
 its tables serve every run), for the same `-T`:
 
 - `plain`: pgbench alone, no progress, no log, no per-statement report;
-- `progress`: + `-P 1` (pgopt reads it every second);
-- `report`: + `-P 1 -r` (per-statement latencies);
-- `log`: + `-P 1 -r -l --sampling-rate` (the transaction sample for percentiles);
+- `pgopt_flags`: + `-r -l --sampling-rate`, the flags pgopt runs pgbench with
+  (per-statement latencies; the transaction sample for percentiles and for the
+  per-second series);
+- `progress`: + `-P 1` (what pgopt read every second before issue 23);
+- `report`: + `-P 1 -r`;
+- `log`: + `-P 1 -r -l --sampling-rate` (pgopt's flags before issue 23);
 - `log_only`, `report_only`, `progress_10`: `-l --sampling-rate` alone, `-r` alone,
   `-P 10` (which part costs, and whether it is the reports or the timing);
 - `pgopt_no_sampler`: `pgopt lab run` with `--no-sampler` (snapshots, monitor, all else);
@@ -59,6 +62,7 @@ SMOKE = Path(__file__).resolve().parent.parent / "src/pgopt/labs/smoke"
 SCRIPTS = {"tpcb": "tpcb-like", "select": "select-only"}
 FLAGS = {
     "plain": [],
+    "pgopt_flags": ["-r", "-l"],
     "progress": ["-P", "1"],
     "report": ["-P", "1", "-r"],
     "log": ["-P", "1", "-r", "-l"],

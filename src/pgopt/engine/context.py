@@ -25,20 +25,7 @@ class RunContext:
     variables: dict[str, str] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.variables = self._dataset_variables()
-
-    def _dataset_variables(self) -> dict[str, str]:
-        """The dataset's size variable, `scale`, and the lab's variables, which may be
-        computed from those (`keys = "{rows // 10000}"`)."""
-        ds = self.lab.dataset
-        names: dict[str, float] = {"scale": self.params.scale}
-        if ds.variable:
-            names[ds.variable] = ds.size_at(self.params.scale)
-        out = {k: expressions.expand(v, names) for k, v in ds.variables.items()}
-        out["scale"] = f"{self.params.scale:g}"
-        if ds.variable:
-            out[ds.variable] = str(ds.size_at(self.params.scale))
-        return out
+        self.variables = dataset_variables(self.lab, self.params.scale)
 
     def step_variables(self, step: Step) -> dict[str, str]:
         return {**self.variables, **step.variables, "clients": str(self.clients(step))}
@@ -67,3 +54,22 @@ class RunContext:
         if not timed_by_pgbench or step.transactions is not None or step.fresh:
             return 0
         return self.params.warmup_s
+
+
+def dataset_variables(lab: Lab, scale: float) -> dict[str, str]:
+    """The variables SQL and pgbench scripts see: the dataset's size variable and the
+    lab's variables, which may be computed from it and from `scale`
+    (`keys = "{rows // 10000}"`).
+
+    `scale` itself is not one of them: pgbench's built-in scripts read `:scale` as the
+    number of branches, and a `--define scale=1` beside a dataset of 2 branches made
+    every TPC-B-like transaction update branch 1 (bench/harness_cost.py's lab, whose
+    dataset is 2 branches at --scale 1, queued on one row)."""
+    ds = lab.dataset
+    names: dict[str, float] = {"scale": scale}
+    if ds.variable:
+        names[ds.variable] = ds.size_at(scale)
+    out = {k: expressions.expand(v, names) for k, v in ds.variables.items()}
+    if ds.variable:
+        out[ds.variable] = str(ds.size_at(scale))
+    return out
