@@ -18,6 +18,8 @@ its tables serve every run), for the same `-T`:
 - `log`: + `-P 1 -r -l --sampling-rate` (pgopt's flags before issue 23);
 - `log_only`, `report_only`, `progress_10`: `-l --sampling-rate` alone, `-r` alone,
   `-P 10` (which part costs, and whether it is the reports or the timing);
+- `one_branch`: `--define scale=1`, what pgopt passed before issue 23 whatever the
+  dataset: pgbench's TPC-B-like script then updates branch 1 only;
 - `pgopt_no_sampler`: `pgopt lab run` with `--no-sampler` (snapshots, monitor, all else);
 - `pgopt`: `pgopt lab run` as users run it.
 
@@ -69,6 +71,7 @@ FLAGS = {
     "log_only": ["-l"],
     "report_only": ["-r"],
     "progress_10": ["-P", "10"],
+    "one_branch": ["--define", "scale=1"],
 }
 ARMS = (*FLAGS, "pgopt_no_sampler", "pgopt")
 GOAL = 0.98
@@ -156,10 +159,12 @@ class Bench:
         log_dir = Path(tempfile.mkdtemp(prefix="pgopt-harness-log-"))
         server_before = self.server.server_cpu_s()
         client_before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        proc = subprocess.run(args, env=self.env, capture_output=True, text=True, cwd=log_dir)
+        try:
+            proc = subprocess.run(args, env=self.env, capture_output=True, text=True, cwd=log_dir)
+        finally:
+            shutil.rmtree(log_dir, ignore_errors=True)
         client_after = resource.getrusage(resource.RUSAGE_CHILDREN)
         server_after = self.server.server_cpu_s()
-        shutil.rmtree(log_dir, ignore_errors=True)
         if proc.returncode != 0:
             raise SystemExit(f"pgbench failed: {proc.stderr}")
         tps = re.search(r"tps = ([0-9.]+)", proc.stdout)
@@ -218,7 +223,6 @@ def main() -> None:
     orders: list[list[str]] = []
     planned_looks = looks(args.max_rounds)
     level = 1 - FAMILY_ALPHA / len(planned_looks)
-    decision = "undecided"
     with EmbeddedTarget(binaries) as server:
         with server.connect("postgres") as conn:
             conn.execute("create database plain")
@@ -227,24 +231,40 @@ def main() -> None:
                 conn.execute(f"alter system set {name} = '{value}'")
             conn.execute("select pg_reload_conf()")
         bench = Bench(server, binaries, args)
-        for planned in draw_rounds(args.seed, 0, arms, args.max_rounds):
-            orders.append(list(planned.order))
-            for arm in planned.order:
-                runs[arm].append(bench.run(arm, planned.pgbench_seed))
-            line = " ".join(f"{a}={runs[a][-1].tps:.0f}" for a in arms)
-            print(f"round {planned.number}: {line}", file=sys.stderr)
-            if "pgopt" in arms and planned.number in planned_looks:
-                tps = {a: [m.tps for m in runs[a]] for a in ("plain", "pgopt")}
-                low, high = interval(tps["plain"], tps["pgopt"], level)
-                print(f"  look: pgopt/plain [{level:.2%}: {low:.3f}-{high:.3f}]", file=sys.stderr)
-                if low > GOAL or high < GOAL:
-                    decision = "above" if low > GOAL else "below"
-                    break
-    shutil.rmtree(bench.lab.parent, ignore_errors=True)
+        try:
+            decision = _run_rounds(bench, arms, args.max_rounds, runs, orders, planned_looks)
+        finally:
+            shutil.rmtree(bench.lab.parent, ignore_errors=True)
     summary = _summary(args, runs, orders, bench.observer, (planned_looks, level, decision))
     print(json.dumps(summary, indent=2))
     if args.json:
         args.json.write_text(json.dumps(summary, indent=2) + "\n")
+
+
+def _run_rounds(
+    bench: Bench,
+    arms: tuple[str, ...],
+    max_rounds: int,
+    runs: dict[str, list[Measured]],
+    orders: list[list[str]],
+    planned_looks: tuple[int, ...],
+) -> str:
+    """Run rounds into `runs` until a look decides pgopt/plain against GOAL or
+    `max_rounds` have run; "above", "below" or "undecided"."""
+    level = 1 - FAMILY_ALPHA / len(planned_looks)
+    for planned in draw_rounds(bench.args.seed, 0, arms, max_rounds):
+        orders.append(list(planned.order))
+        for arm in planned.order:
+            runs[arm].append(bench.run(arm, planned.pgbench_seed))
+        line = " ".join(f"{a}={runs[a][-1].tps:.0f}" for a in arms)
+        print(f"round {planned.number}: {line}", file=sys.stderr)
+        if "pgopt" in arms and planned.number in planned_looks:
+            tps = {a: [m.tps for m in runs[a]] for a in ("plain", "pgopt")}
+            low, high = interval(tps["plain"], tps["pgopt"], level)
+            print(f"  look: pgopt/plain [{level:.2%}: {low:.3f}-{high:.3f}]", file=sys.stderr)
+            if low > GOAL or high < GOAL:
+                return "above" if low > GOAL else "below"
+    return "undecided"
 
 
 def _summary(
