@@ -18,6 +18,8 @@ its tables serve every run), for the same `-T`:
 - `log`: + `-P 1 -r -l --sampling-rate` (pgopt's flags before issue 23);
 - `log_only`, `report_only`, `progress_10`: `-l --sampling-rate` alone, `-r` alone,
   `-P 10` (which part costs, and whether it is the reports or the timing);
+- `unsettled`: plain pgbench without the CHECKPOINT before it, as pgopt runs over
+  `--dsn` (it settles only a server it owns);
 - `one_branch`: `--define scale=1`, what pgopt passed before issue 23 whatever the
   dataset: pgbench's TPC-B-like script then updates branch 1 only;
 - `pgopt_no_sampler`: `pgopt lab run` with `--no-sampler` (snapshots, monitor, all else);
@@ -72,6 +74,7 @@ FLAGS = {
     "report_only": ["-r"],
     "progress_10": ["-P", "10"],
     "one_branch": ["--define", "scale=1"],
+    "unsettled": [],
 }
 ARMS = (*FLAGS, "pgopt_no_sampler", "pgopt")
 GOAL = 0.98
@@ -149,7 +152,8 @@ class Bench:
             scale = {"scale_factor": str(self.args.scale)}
             psql.run_file(self.lab / "pgbench_tables.sql", scale, what="setup")
             self.tables_made = True
-        psql.run("checkpoint", {}, what="checkpoint")  # as pgopt does before a run
+        if arm != "unsettled":
+            psql.run("checkpoint", {}, what="checkpoint")  # as pgopt does on its own server
         extra = FLAGS[arm] + (
             [f"--sampling-rate={self.sampling_rate:.4g}"] if "-l" in FLAGS[arm] else []
         )
