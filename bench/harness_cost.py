@@ -236,7 +236,7 @@ def main() -> None:
             conn.execute("select pg_reload_conf()")
         bench = Bench(server, binaries, args)
         try:
-            decision = _run_rounds(bench, arms, args.max_rounds, runs, orders, planned_looks)
+            decision = _run_rounds(bench, arms, runs, orders, (planned_looks, level))
         finally:
             shutil.rmtree(bench.lab.parent, ignore_errors=True)
     summary = _summary(args, runs, orders, bench.observer, (planned_looks, level, decision))
@@ -248,15 +248,15 @@ def main() -> None:
 def _run_rounds(
     bench: Bench,
     arms: tuple[str, ...],
-    max_rounds: int,
     runs: dict[str, list[Measured]],
     orders: list[list[str]],
-    planned_looks: tuple[int, ...],
+    looking: tuple[tuple[int, ...], float],
 ) -> str:
-    """Run rounds into `runs` until a look decides pgopt/plain against GOAL or
-    `max_rounds` have run; "above", "below" or "undecided"."""
-    level = 1 - FAMILY_ALPHA / len(planned_looks)
-    for planned in draw_rounds(bench.args.seed, 0, arms, max_rounds):
+    """Run rounds into `runs` until a look (after the rounds in `looking`, at its
+    level) decides pgopt/plain against GOAL, or the last look has passed; "above",
+    "below" or "undecided"."""
+    planned_looks, level = looking
+    for planned in draw_rounds(bench.args.seed, 0, arms, planned_looks[-1]):
         orders.append(list(planned.order))
         for arm in planned.order:
             runs[arm].append(bench.run(arm, planned.pgbench_seed))

@@ -5,7 +5,7 @@ pgopt takes the per-second series from this log rather than from pgbench's `-P`:
 with `-P` on, pgbench's first thread waits on its sockets with a timeout so that it
 can print on time, and that costs pgbench about 6% more CPU per transaction
 (bench/harness_cost.py), where the log, sampled to about 20,000 lines a run, costs
-about 2%. A sampled log gives each second's count times 1 / the sampling rate: an
+2–3%. A sampled log gives each second's count times 1 / the sampling rate: an
 estimate whose noise is one over the square root of the lines logged in that
 second, so a series is trusted only where its seconds hold enough lines
 (`trusted_rates`).
