@@ -7,7 +7,8 @@ every TPC-B-like transaction queues on the one branch row, which makes a run's
 rate hang on how the two cores happen to wake the two backends). Each round runs
 every arm once, in an order drawn at random per round, each after a CHECKPOINT
 (TPC-B-like on freshly created pgbench tables; select-only changes nothing, so
-its tables serve every run), for the same `-T`:
+its tables serve every run) and a one-second pgbench warm-up of its own, as pgopt
+warms up, for the same `-T`:
 
 - `plain`: pgbench alone, no progress, no log, no per-statement report;
 - `pgopt_flags`: + `-r -l --sampling-rate`, the flags pgopt runs pgbench with
@@ -18,12 +19,17 @@ its tables serve every run), for the same `-T`:
 - `log`: + `-P 1 -r -l --sampling-rate` (pgopt's flags before issue 23);
 - `log_only`, `report_only`, `progress_10`: `-l --sampling-rate` alone, `-r` alone,
   `-P 10` (which part costs, and whether it is the reports or the timing);
+- `log_sparse`: `-l` sampled to about SPARSE_LINES_PER_S lines a second, whatever the
+  rate (whether the log costs per transaction or per line written);
 - `unsettled`: plain pgbench without the CHECKPOINT before it, as pgopt runs over
   `--dsn` (it settles only a server it owns);
 - `one_branch`: `--define scale=1`, what pgopt passed before issue 23 whatever the
   dataset: pgbench's TPC-B-like script then updates branch 1 only;
-- `pgopt_no_sampler`: `pgopt lab run` with `--no-sampler` (snapshots, monitor, all else);
-- `pgopt`: `pgopt lab run` as users run it.
+- `pgopt`: `pgopt lab run` as it runs every round after the first: a quiet
+  pgbench (`--latencies none`), the wait sampler, snapshots, the monitor;
+- `pgopt_no_sampler`: the same with `--no-sampler`;
+- `pgopt_detailed`: `pgopt lab run --latencies all`, as it runs the first round:
+  pgbench with `-r -l`, for the latency percentiles and the per-second series.
 
 Every arm's figure is pgbench's own tps for its whole run, and every arm is compared
 with `plain` in the same round (paired t on the log ratios, as pgopt compares
@@ -71,17 +77,19 @@ FLAGS = {
     "report": ["-P", "1", "-r"],
     "log": ["-P", "1", "-r", "-l"],
     "log_only": ["-l"],
+    "log_sparse": ["-l"],
     "report_only": ["-r"],
     "progress_10": ["-P", "10"],
     "one_branch": ["--define", "scale=1"],
     "unsettled": [],
 }
-ARMS = (*FLAGS, "pgopt_no_sampler", "pgopt")
+ARMS = (*FLAGS, "pgopt_no_sampler", "pgopt_detailed", "pgopt")
 GOAL = 0.98
 CPU_FIELDS = ("ru_utime", "ru_stime")
 FAMILY_ALPHA = 0.05
 FIRST_LOOK = 8
 WARMUP_S = 1
+SPARSE_LINES_PER_S = 200
 
 LAB = """
 title = "harness cost: one step"
@@ -140,6 +148,7 @@ class Bench:
         self.lab = bench_lab(self.script, args.scale)
         self.env = {**server.client_env(), "PGDATABASE": "plain"}
         self.sampling_rate = 0.05  # until a run's rate says how sparse pgopt would log
+        self.sparse_rate = 0.01
         self.tables_made = False
         self.observer: list[dict[str, Any]] = []
 
@@ -154,12 +163,12 @@ class Bench:
             self.tables_made = True
         if arm != "unsettled":
             psql.run("checkpoint", {}, what="checkpoint")  # as pgopt does on its own server
-        extra = FLAGS[arm] + (
-            [f"--sampling-rate={self.sampling_rate:.4g}"] if "-l" in FLAGS[arm] else []
-        )
-        seconds = self.args.duration + WARMUP_S
+        rate = self.sparse_rate if arm == "log_sparse" else self.sampling_rate
+        extra = FLAGS[arm] + ([f"--sampling-rate={rate:.4g}"] if "-l" in FLAGS[arm] else [])
         args = [str(self.binaries.path("pgbench")), "-n", "-b", self.script, "-c", "2", "-j", "2"]
-        args += ["-T", str(seconds), f"--random-seed={seed}", *extra]
+        warmup = [*args, "-T", str(WARMUP_S), f"--random-seed={seed + 1}"]
+        subprocess.run(warmup, env=self.env, capture_output=True, check=True)
+        args += ["-T", str(self.args.duration), f"--random-seed={seed}", *extra]
         log_dir = Path(tempfile.mkdtemp(prefix="pgopt-harness-log-"))
         server_before = self.server.server_cpu_s()
         client_before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -186,10 +195,12 @@ class Bench:
     def _log_as_pgopt(self, tps: float) -> None:
         """The log arm samples as pgopt would: about 20,000 transactions a run."""
         self.sampling_rate = min(1.0, 20_000 / (tps * self.args.duration))
+        self.sparse_rate = min(1.0, SPARSE_LINES_PER_S / tps)
 
     def _pgopt(self, arm: str, seed: int) -> Measured:
         args = [str(self.lab), "--dsn", server_dsn(self.server), "--allow-settings", "--reps", "1"]
         args += ["--duration", str(self.args.duration), "--seed", str(seed)]
+        args += ["--latencies", "all" if arm == "pgopt_detailed" else "none"]
         if arm == "pgopt_no_sampler":
             args.append("--no-sampler")
         result = pgopt_run(args)

@@ -28,6 +28,7 @@ class RunParams:
     redis_url: str | None = None
     restart: bool = False  # the lab restarts the server before every timed run
     margin: float = 0.03  # the smallest relative change that matters
+    latencies: str = "first"  # which runs pgbench times per transaction (LATENCY_RUNS)
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -53,6 +54,7 @@ def resolve_params(
     ram: str | None = None,
     redis_url: str | None = None,
     margin: float | None = None,
+    latencies: str = "first",
 ) -> RunParams:
     base = lab.quick if quick else lab.defaults
     for name, value in (
@@ -78,6 +80,7 @@ def resolve_params(
         redis_url=redis_url,
         restart=base.restart,
         margin=margin / 100 if margin is not None else lab.metric.margin,
+        latencies=latencies,
     )
 
 

@@ -68,7 +68,8 @@ def run_result(record: RunRecord) -> Run:
         wall_s=round(pgbench.wall_s, 3) if pgbench else None,
         client_cpu_s=round(pgbench.client_cpu_s, 3) if pgbench else None,
         progress=tuple((s.time_s, s.tps) for s in pgbench.log.seconds) if pgbench else None,
-        log_sampling_rate=pgbench.log.sampling_rate if pgbench else None,
+        log_sampling_rate=pgbench.log.sampling_rate if pgbench and record.detailed else None,
+        detailed=record.detailed,
         statements=tuple(
             Statement(st.script, st.latency_ms, st.command) for st in summary.statements
         )

@@ -1,5 +1,6 @@
-"""Rounds on a real server: sequential looks stop when decided; a disturbed round
-runs again once, and a workload disturbed by nature stops the re-runs."""
+"""Rounds on a real server: sequential looks stop when decided; only the first
+round's pgbench runs are detailed; a disturbed round runs again once, and a
+workload disturbed by nature stops the re-runs."""
 
 from pathlib import Path
 
@@ -26,6 +27,30 @@ def test_sequential_looks_stop_at_the_first_look_when_the_change_is_clear(
     assert result["verdicts"]["alpha"] == 0.018 and result["verdicts"]["looks"] == [4, 6, 8, 10]
 
 
+def test_only_the_first_rounds_runs_are_detailed(tmp_path: Path, workdir: Path) -> None:
+    lab = write_lab(tmp_path / "detail")
+    out = tmp_path / "out"
+    args = ["--steps", "async_commit", "--reps", "2", "--duration", "2"]
+    result = run_lab(lab, out, workdir, *args)
+    assert result["params"]["latencies"] == "first"
+    for step in result["steps"]:
+        first, second = step["runs"]
+        assert first["detailed"] is True and second["detailed"] is False
+        # the detailed run: its log's seconds, its sampling rate, its statements
+        assert [t for t, _ in first["progress"]] == [1.0, 2.0]
+        assert 0 < first["log_sampling_rate"] <= 1 and first["statements"]
+        # the quiet run: pgbench as a user would run it by hand
+        assert not second.get("progress") and not second.get("statements")
+        assert "log_sampling_rate" not in second
+        assert second["tps"] == second["tps_whole_run"] > 0
+        assert step["latency_ms"]["p95"] > 0  # percentiles from the detailed run
+        raws = [(out / "raw" / f"{step['name']}-s1r{n}.pgbench.txt").read_text() for n in (1, 2)]
+        assert "--log" in raws[0] and "--report-per-command" in raws[0]
+        assert "--log" not in raws[1] and "--report-per-command" not in raws[1]
+        # the warm-up second ran before, in a pgbench of its own
+        assert all("duration: 2 s" in raw for raw in raws)
+
+
 STALL = """
 [[steps]]
 name = "stalled"
@@ -46,7 +71,7 @@ def test_a_disturbed_round_runs_again_once(tmp_path: Path, workdir: Path) -> Non
     )
     out = tmp_path / "out"
     args = ["lab", "run", str(lab), "--workdir", str(workdir), "--out", str(out)]
-    assert main([*args, "--steps", "stalled"]) == 0
+    assert main([*args, "--steps", "stalled", "--latencies", "all"]) == 0
     result = load_document(out)
     # round 1 was disturbed and ran again; disturbed again, it was kept and nothing
     # more was re-run: round 2 stands as it is

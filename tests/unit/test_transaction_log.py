@@ -20,14 +20,10 @@ def line(client: int, latency: str, second: int, micros: int) -> str:
     return f"{client} 1 {latency} 0 {START_S + second} {micros}"
 
 
-def read(
-    lines: list[str], *, warmup_s: int = 0, seconds: int = 3, rate: float = 1.0
-) -> TransactionLog:
-    start_us = START_S * 1_000_000
+def read(lines: list[str], *, seconds: int = 3, rate: float = 1.0) -> TransactionLog:
     return read_transaction_log(
         lines,
-        started_us=start_us,
-        warmup_until_us=start_us + warmup_s * 1_000_000,
+        started_us=START_S * 1_000_000,
         whole_seconds=seconds,
         sampling_rate=rate,
     )
@@ -40,7 +36,6 @@ def test_captured_log_every_transaction(version: str) -> None:
     log = read_transaction_log(
         lines,
         started_us=first_s * 1_000_000,
-        warmup_until_us=0,
         whole_seconds=2,
         sampling_rate=1.0,
     )
@@ -68,13 +63,6 @@ def test_seconds_are_binned_from_the_start_and_scaled_by_the_rate() -> None:
     assert [(s.time_s, s.logged) for s in log.seconds] == [(1.0, 2), (2.0, 1), (3.0, 0)]
     assert [s.tps for s in log.seconds] == [200.0, 100.0, 0.0]
     assert len(log.latencies_us) == 4
-
-
-def test_latencies_leave_out_the_warm_up() -> None:
-    lines = [line(0, "900", 0, 500), line(0, "800", 1, 999_999), line(0, "100", 2, 0)]
-    log = read(lines, warmup_s=2)
-    assert list(log.latencies_us) == [100]
-    assert [s.logged for s in log.seconds] == [1, 1, 1]  # the series keeps the warm-up
 
 
 def test_a_full_log_is_trusted_however_slow() -> None:

@@ -32,6 +32,7 @@ PROOF_OPTIONS: dict[str, Any] = {
     "workdir": None,
     "keep": False,
     "no_sampler": False,
+    "latencies": "first",
     "dry_run": False,
 }
 

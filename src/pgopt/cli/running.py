@@ -62,6 +62,15 @@ RUN_OPTIONS = (
         "--no-sampler", is_flag=True, help="Do not sample wait events (to measure its cost)."
     ),
     click.option(
+        "--latencies",
+        type=click.Choice(["first", "all", "none"]),
+        default="first",
+        show_default=True,
+        help="Runs in which pgbench times every transaction and statement (latency "
+        "percentiles, throughput per second, stall checks): the first round's, all "
+        "(about 2% slower where pgbench is the bottleneck), or none.",
+    ),
+    click.option(
         "--dry-run", is_flag=True, help="Print the plan (steps, rounds, orders) and start nothing."
     ),
 )
@@ -126,6 +135,7 @@ def run_lab(item: Lab, options: dict[str, Any], run_dir: Path | None = None) -> 
         ram=options.get("ram"),
         redis_url=options.get("redis_url"),
         margin=options["margin"],
+        latencies=options["latencies"],
     )
     display = ConsoleDisplay(err, item.name)
     if options["dry_run"]:

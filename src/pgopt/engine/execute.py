@@ -3,9 +3,10 @@ re-runs of disturbed rounds and sequential looks; keep every measurement.
 
 Every timed run gets the same preparation whatever its step: the step's settings,
 a fresh postmaster where the segment restarts before every run, fresh data for a
-`fresh` step, then a CHECKPOINT; pgbench runs warm-up and measurement in one go
-with the round's random seed. A round with a disturbed run (a second below half
-the run's median) is run again once; when the re-run is disturbed too, the
+`fresh` step, then a CHECKPOINT; a quiet pgbench warm-up, then the measured pgbench
+run with the round's random seed, detailed or quiet as `--latencies` says for the
+round. A round with a disturbed run (in a detailed run, a second below half the
+run's median) is run again once; when the re-run is disturbed too, the
 workload is bursty by nature and the segment re-runs nothing more.
 """
 
@@ -261,7 +262,7 @@ class Experiment:
             started_at=started_at,
         )
         workload = workloads.workload_for(self.ctx, step, self._expected_tps)
-        workload.prepare(label)
+        workload.prepare(record, label)
         cpu_before = self.target.server_cpu_s()
         observer = self._observer_once()
         with observer.run(workload.expected_seconds()) as observation, monitor:

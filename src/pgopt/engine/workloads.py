@@ -1,6 +1,14 @@
-"""Perform the workload of one run: a pgbench run (with its warm-up inside it and a
-second pgbench beside it when the step has one), timed SQL phases, or a probe timed
-from Python; and turn what it did into the lab's metric."""
+"""Perform the workload of one run: a pgbench run (after a warm-up run of its own,
+with a second pgbench beside it when the step has one), timed SQL phases, or a probe
+timed from Python; and turn what it did into the lab's metric.
+
+A pgbench run is *detailed* or *quiet*. A detailed run keeps pgbench's transaction
+log and per-statement report (`-l -r`): latency percentiles, per-statement
+latencies, the per-second series and its stall check. That costs pgbench a clock
+read per transaction and per statement, about 2% of a client-bound workload's
+throughput (bench/harness_cost.py), so by default only the first round's runs are
+detailed (`--latencies first`); every step's run in a round is detailed or quiet
+alike, so the comparison within a round stays fair."""
 
 from __future__ import annotations
 
@@ -11,7 +19,7 @@ from pathlib import Path
 from typing import Protocol
 
 from .. import probes
-from ..analysis.noise import contamination, trimmed_rate
+from ..analysis.noise import contamination
 from ..errors import LabError
 from ..lab.spec import MetricSource, Phase, PhaseAction, Step
 from ..model.outcomes import RunRecord
@@ -44,23 +52,24 @@ def pgbench_run(
     seconds: int | None,
     random_seed: int,
     raw_name: str | None,
+    detailed: bool = True,
     expected_tps: float = 0.0,
 ) -> PgbenchResult:
-    """One pgbench run of `step`: `seconds` of which the first `ctx.warmup_s(step)` are
-    warm-up (None: the step's fixed transaction count)."""
+    """One pgbench run of `step` for `seconds` (None: the step's fixed transaction
+    count); a detailed run keeps its transaction log and per-statement report."""
     clients, threads = ctx.clients_threads(step)
-    warmup = ctx.warmup_s(step) if seconds is not None else 0
     spec = PgbenchSpec(
         scripts=step.scripts,
         mode=step.mode,
         clients=clients,
         threads=threads,
-        duration_s=seconds + warmup if seconds is not None else None,
+        duration_s=seconds,
         transactions=step.transactions if seconds is None else None,
         variables=ctx.step_variables(step),
         extra_args=(*step.pgbench_args, f"--random-seed={random_seed}"),
-        log_prefix=ctx.run_dir / "raw" / "pgbench_log" if raw_name else None,
+        log_prefix=ctx.run_dir / "raw" / "pgbench_log" if detailed else None,
         log_sampling_rate=_log_sampling_rate(step, expected_tps, seconds),
+        report_statements=detailed,
     )
     limit = (spec.duration_s * 3 + 120) if spec.duration_s else None
     result = run_pgbench(
@@ -69,7 +78,6 @@ def pgbench_run(
         ctx.target.client_env(),
         cwd=script_dir(step.scripts),
         timeout_s=limit,
-        warmup_s=warmup,
     )
     if raw_name:
         save_raw(
@@ -83,10 +91,10 @@ def pgbench_run(
 def _log_sampling_rate(step: Step, expected_tps: float, seconds: int | None) -> float:
     """Log about LATENCY_SAMPLES transactions per run, for the percentiles and the
     per-second series: logging every one of 20k transactions a second costs a
-    client-bound pgbench about 4% of its throughput. The rate comes from the step's run
-    in the round before; a step's first run, with nothing to go by, logs 10% of its
-    transactions: enough lines per second to judge its seconds from 500 tx/s up, and
-    at 20k tx/s a log of 2,000 lines a second."""
+    client-bound pgbench about 4% of its throughput. The rate comes from the step's
+    warm-up or its last run; with nothing to go by, it logs 10% of its transactions:
+    enough lines per second to judge its seconds from 500 tx/s up, and at 20k tx/s a
+    log of 2,000 lines a second."""
     expected = step.transactions or expected_tps * (seconds or 0)
     if not expected:
         return FIRST_RUN_LOG_RATE
@@ -119,17 +127,6 @@ def background(ctx: RunContext, step: Step, seconds: int | None) -> BackgroundRu
             timeout_s=seconds * 3 + 120,
             cancel=cancel,
         )
-    )
-
-
-def measured_tps(ctx: RunContext, step: Step, result: PgbenchResult) -> float:
-    """Transactions per second of the measured part of a run: after its warm-up."""
-    warmup = ctx.warmup_s(step) if step.transactions is None else 0
-    return trimmed_rate(
-        result.summary.transactions,
-        result.summary.tps,
-        trusted_rates(result.log),
-        warmup,
     )
 
 
@@ -206,8 +203,8 @@ class Workload(Protocol):
     def expected_seconds(self) -> float | None:
         """How long the measured part should last, where it is known in advance."""
 
-    def prepare(self, label: str) -> None:
-        """Work before the measured window (a batch's untimed phases)."""
+    def prepare(self, record: RunRecord, label: str) -> None:
+        """Work before the measured window (a batch's untimed phases, a warm-up)."""
 
     def run(self, record: RunRecord, observer: Observer, label: str, raw_name: str) -> None:
         """The measured work; fills the record's figures (a pgbench run's metric comes
@@ -225,30 +222,51 @@ class PgbenchWorkload:
 
     def expected_seconds(self) -> float | None:
         seconds = self._seconds()
-        return float(seconds + self.ctx.warmup_s(self.step)) if seconds else None
+        return float(seconds) if seconds else None
 
-    def prepare(self, label: str) -> None:
-        total = self.expected_seconds()
-        self.ctx.display.run_started(self.step, label, total)
+    def prepare(self, record: RunRecord, label: str) -> None:
+        """Show the run, then warm up: the step's own pgbench run, quiet, for the
+        warm-up seconds; its rate says how sparsely the measured run should log."""
+        seconds, warmup = self._seconds(), self.ctx.warmup_s(self.step)
+        self.ctx.display.run_started(self.step, label, seconds + warmup if seconds else None)
+        if seconds and warmup:
+            result = pgbench_run(
+                self.ctx,
+                self.step,
+                seconds=warmup,
+                random_seed=self._seed(record) + 1,  # not the measured run's draws
+                raw_name=None,
+                detailed=False,
+            )
+            self.expected_tps[self.step.name] = result.summary.tps
+
+    def _seed(self, record: RunRecord) -> int:
+        return record.pgbench_seed or self.ctx.params.seed
 
     def run(self, record: RunRecord, observer: Observer, label: str, raw_name: str) -> None:
         step, seconds = self.step, self._seconds()
-        total = self.expected_seconds()
-        with background(self.ctx, step, int(total) if total else None) as beside:
+        detailed = is_detailed(self.ctx.params.latencies, record.round)
+        with background(self.ctx, step, seconds) as beside:
             result = pgbench_run(
                 self.ctx,
                 step,
                 seconds=seconds,
-                random_seed=record.pgbench_seed or self.ctx.params.seed,
+                random_seed=self._seed(record),
                 raw_name=raw_name,
+                detailed=detailed,
                 expected_tps=self.expected_tps.get(step.name, 0.0),
             )
         self.expected_tps[step.name] = result.summary.tps
-        record.tps, record.pgbench = measured_tps(self.ctx, step, result), result
+        record.tps, record.pgbench, record.detailed = result.summary.tps, result, detailed
         record.background = beside.result
         if seconds is not None:
-            warmup = self.ctx.warmup_s(step)
-            record.contamination = contamination(trusted_rates(result.log), warmup)
+            record.contamination = contamination(trusted_rates(result.log))
+
+
+def is_detailed(latencies: str, round_number: int) -> bool:
+    """Whether a run keeps pgbench's transaction log and per-statement report:
+    `--latencies` first (the first round's runs), all, or none."""
+    return latencies == "all" or (latencies == "first" and round_number == 1)
 
 
 @dataclass
@@ -259,7 +277,7 @@ class PhaseWorkload:
     def expected_seconds(self) -> float | None:
         return None
 
-    def prepare(self, label: str) -> None:
+    def prepare(self, record: RunRecord, label: str) -> None:
         self.ctx.display.run_started(self.step, label, None)
         run_phases(self.ctx, self.step, [p for p in self.step.phases if not p.timed])
 
@@ -277,7 +295,7 @@ class ProbeWorkload:
     def expected_seconds(self) -> float | None:
         return float(self.ctx.params.duration_s)
 
-    def prepare(self, label: str) -> None:
+    def prepare(self, record: RunRecord, label: str) -> None:
         self.ctx.display.run_started(self.step, label, self.ctx.params.duration_s)
 
     def run(self, record: RunRecord, observer: Observer, label: str, raw_name: str) -> None:

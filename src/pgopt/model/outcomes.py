@@ -34,7 +34,7 @@ class RunRecord:
     segment: int = 0
     position: int = 1  # its place in the round's order, 1-based
     pgbench_seed: int | None = None
-    tps: float | None = None  # transactions per second after the warm-up
+    tps: float | None = None  # pgbench's rate (its warm-up is a run of its own)
     pgbench: PgbenchResult | None = None
     phases: list[tuple[str, float]] = field(default_factory=list)
     checks: list[CheckOutcome] = field(default_factory=list)
@@ -46,6 +46,7 @@ class RunRecord:
     facts: dict[str, str] = field(default_factory=dict)  # a fresh step's, after this run
     server_cpu_s: float | None = None  # CPU of the server's processes during the run
     contamination: str | None = None  # why its per-second samples look disturbed
+    detailed: bool | None = None  # pgbench kept its log and per-statement report
 
 
 @dataclass

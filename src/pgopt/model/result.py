@@ -138,6 +138,7 @@ class Run:
     client_cpu_s: float | None = absent()
     progress: tuple[tuple[float, float], ...] | None = absent()  # (second, tx/s) from the log
     log_sampling_rate: float | None = absent()
+    detailed: bool | None = absent()  # pgbench kept its log and per-statement report
     statements: tuple[Statement, ...] | None = absent()
     script_transactions: tuple[int, ...] | None = absent()  # per pgbench script, in order
     phases: tuple[RunPhase, ...] | None = absent()

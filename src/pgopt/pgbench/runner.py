@@ -32,11 +32,9 @@ def run_pgbench(
     cwd: Path,
     timeout_s: float | None = None,
     cancel: threading.Event | None = None,
-    warmup_s: int = 0,
 ) -> PgbenchResult:
     """Run pgbench to completion; `cancel`, when set from another thread, stops it.
-    Latencies logged in the first `warmup_s` seconds are left out of the percentiles'
-    sample; every whole second of the run is in its per-second series."""
+    With a log, every whole second of the run is in its per-second series."""
     args = build_args(pgbench, spec)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     own_before = resource.getrusage(resource.RUSAGE_SELF)
@@ -72,7 +70,7 @@ def run_pgbench(
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     own = (own_after.ru_utime - own_before.ru_utime) + (own_after.ru_stime - own_before.ru_stime)
 
-    log = _read_log(spec, started_epoch, warmup_s, wall)
+    log = _read_log(spec, started_epoch, wall)
     aborted = abort_message(stderr.splitlines())
     if proc.returncode != 0 or aborted:
         reason = aborted or _tail(stderr) or f"exit code {proc.returncode}"
@@ -92,20 +90,16 @@ def run_pgbench(
     )
 
 
-def _read_log(
-    spec: PgbenchSpec, started_epoch: float, warmup_s: int, wall_s: float
-) -> TransactionLog:
+def _read_log(spec: PgbenchSpec, started_epoch: float, wall_s: float) -> TransactionLog:
     """Read the run's `-l` files (one per thread), then remove them; a run without a
     log has no latencies and no seconds."""
     prefix = spec.log_prefix
     if prefix is None:
         return TransactionLog(array("q"), (), spec.log_sampling_rate)
-    started_us = int(started_epoch * 1e6)
     files = sorted(prefix.parent.glob(prefix.name + ".*"))
     log = read_transaction_log(
         _lines_of(files),
-        started_us=started_us,
-        warmup_until_us=started_us + warmup_s * 1_000_000,
+        started_us=int(started_epoch * 1e6),
         whole_seconds=spec.duration_s if spec.duration_s is not None else int(wall_s),
         sampling_rate=spec.log_sampling_rate,
     )

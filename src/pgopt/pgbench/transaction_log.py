@@ -5,10 +5,11 @@ pgopt takes the per-second series from this log rather than from pgbench's `-P`:
 with `-P` on, pgbench's first thread waits on its sockets with a timeout so that it
 can print on time, and that costs pgbench about 6% more CPU per transaction
 (bench/harness_cost.py), where the log, sampled to about 20,000 lines a run, costs
-2–3%. A sampled log gives each second's count times 1 / the sampling rate: an
-estimate whose noise is one over the square root of the lines logged in that
-second, so a series is trusted only where its seconds hold enough lines
-(`trusted_rates`).
+2–3%: most of it is a clock read per transaction, whatever the sampling rate, so
+only a step's detailed runs keep a log (engine/workloads.py). A sampled log gives
+each second's count times 1 / the sampling rate: an estimate whose noise is one over
+the square root of the lines logged in that second, so a series is trusted only
+where its seconds hold enough lines (`trusted_rates`).
 
 Line: client_id transaction_no time script_no time_epoch time_us [lag] [retries];
 `time` is 'failed' or 'skipped' (15+) for transactions that did not commit.
@@ -37,7 +38,7 @@ class Second:
 
 @dataclass(frozen=True)
 class TransactionLog:
-    """What one run's log says: latencies after the warm-up, and every whole second."""
+    """What one run's log says: latencies, and every whole second."""
 
     latencies_us: array[int]
     seconds: tuple[Second, ...]
@@ -48,14 +49,13 @@ def read_transaction_log(
     lines: Iterable[str],
     *,
     started_us: int,
-    warmup_until_us: int,
     whole_seconds: int,
     sampling_rate: float,
 ) -> TransactionLog:
     """Committed transactions of the log `lines`, in the `whole_seconds` one-second
-    bins after `started_us` (epoch microseconds); latencies of those that ended at or
-    after `warmup_until_us`. A transaction after the last whole second (the run's
-    tail, shorter than a second) counts for its latency only."""
+    bins after `started_us` (epoch microseconds), and their latencies. A transaction
+    after the last whole second (the run's tail, shorter than a second) counts for its
+    latency only."""
     latencies: array[int] = array("q")
     counts = [0] * max(whole_seconds, 0)
     for line in lines:
@@ -63,8 +63,7 @@ def read_transaction_log(
         if len(fields) < 6 or not fields[2].isdigit():
             continue
         ended_us = int(fields[4]) * 1_000_000 + int(fields[5])
-        if ended_us >= warmup_until_us:
-            latencies.append(int(fields[2]))
+        latencies.append(int(fields[2]))
         index = (ended_us - started_us) // 1_000_000
         if 0 <= index < len(counts):
             counts[index] += 1
@@ -76,8 +75,8 @@ def read_transaction_log(
 
 def trusted_rates(log: TransactionLog) -> list[float]:
     """The per-second rates, or [] when a sampled log's typical second holds too few
-    lines to tell a stall from sampling noise (a step's first run, logged at a guessed
-    rate, or a slow step logged sparsely)."""
+    lines to tell a stall from sampling noise (a run logged at a guessed rate, or a
+    slow step logged sparsely)."""
     if not log.seconds:
         return []
     typical = statistics.median(s.logged for s in log.seconds)

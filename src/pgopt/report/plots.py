@@ -234,9 +234,10 @@ def throughput(result: LabResult) -> Plot | None:
     return Plot(
         "throughput",
         "Throughput over time",
-        "Transactions per second of each run, from pgbench's transaction log (sampled: "
-        "each second's lines over the sampling rate): the run nearest the step's median "
-        "in bold, the other runs faint. A dip or a climb means the run was not steady.",
+        "Transactions per second of each detailed run (by default the first round's), "
+        "from pgbench's transaction log (sampled: each second's lines over the sampling "
+        "rate): the run nearest the step's median in bold, the other runs faint. A dip "
+        "or a climb means the run was not steady.",
         out[0],
     )
 
@@ -260,7 +261,8 @@ def latency(result: LabResult) -> Plot | None:
     return Plot(
         "latency",
         "Latency percentiles per step",
-        "Transaction latency in ms over all runs of a step: median (p50), p95 and p99.",
+        "Transaction latency in ms over the detailed runs of a step (by default the "
+        "first round's): median (p50), p95 and p99.",
         out[0],
     )
 
