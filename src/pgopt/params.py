@@ -11,6 +11,10 @@ from .analysis.verdicts import LOOKS
 from .errors import UsageError
 from .lab.spec import Lab, Step
 
+# `--latencies`: pgbench times every transaction and statement in the first round's
+# runs, in every run, or in none (engine/workloads.py says why not in every run)
+LATENCY_RUNS = ("first", "all", "none")
+
 
 @dataclass(frozen=True)
 class RunParams:
@@ -28,7 +32,7 @@ class RunParams:
     redis_url: str | None = None
     restart: bool = False  # the lab restarts the server before every timed run
     margin: float = 0.03  # the smallest relative change that matters
-    latencies: str = "first"  # which runs pgbench times per transaction (LATENCY_RUNS)
+    latencies: str = "first"  # the runs pgbench times per transaction: LATENCY_RUNS
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -65,6 +69,8 @@ def resolve_params(
     ):
         if value is not None and value <= 0:
             raise UsageError(f"{name} must be positive, got {value}")
+    if latencies not in LATENCY_RUNS:
+        raise UsageError(f"--latencies takes {', '.join(LATENCY_RUNS)}, got {latencies!r}")
     return RunParams(
         quick=quick,
         scale=scale if scale is not None else base.scale,

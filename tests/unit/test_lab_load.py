@@ -146,6 +146,9 @@ def test_params_quick_and_overrides(tmp_path: Path) -> None:
         resolve_params(lab, reps=0)
     with pytest.raises(UsageError, match="'auto'"):
         resolve_params(lab, reps="often")
+    assert full.latencies == "first" and resolve_params(lab, latencies="all").latencies == "all"
+    with pytest.raises(UsageError, match="--latencies takes first, all, none"):
+        resolve_params(lab, latencies="some")
 
 
 def test_dataset_variables_may_be_computed_and_facts_have_units(tmp_path: Path) -> None:

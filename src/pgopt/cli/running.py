@@ -19,7 +19,7 @@ from ..engine.session import run_session
 from ..errors import UsageError
 from ..lab.spec import Lab, MetricSource
 from ..model.result import LabResult
-from ..params import RunParams, resolve_params
+from ..params import LATENCY_RUNS, RunParams, resolve_params
 from ..progress import ConsoleDisplay
 from ..redact import redact_dsn, redactor
 from ..report.terminal import print_summary
@@ -63,7 +63,7 @@ RUN_OPTIONS = (
     ),
     click.option(
         "--latencies",
-        type=click.Choice(["first", "all", "none"]),
+        type=click.Choice(LATENCY_RUNS),
         default="first",
         show_default=True,
         help="Runs in which pgbench times every transaction and statement (latency "
