@@ -7,19 +7,23 @@ or `Client:ClientRead`. Shares of these counts say where the server's time went.
 The observer must not change what it observes, and two costs were measured on
 this project's 2-core virtual machines:
 
-- CPU. Every sample wakes the sampler and the backend serving it, about 0.65 ms
-  of client and 0.35 ms of server CPU per sample. 50 samples a second cost about
-  6% of the throughput. So the rate follows the run's length: about 150 samples
-  a run, at most 10 and at least 2 a second (about 1% of one core at 10).
+- CPU. Every sample wakes the sampler and the backend serving it, about 0.6 ms
+  of client and 0.35 ms of server CPU per sample, and on a machine the workload
+  keeps busy each wake-up also costs the workload more than that CPU time. 50
+  samples a second cost about 6% of the throughput; 10 a second cost select-only
+  about 1% (bench/README.md). So the rate follows the run's length: about 150
+  samples a run, at most 5 and at least 2 a second.
 - The xmin horizon. Taking samples inside the server (a function sleeping
   between samples) holds a snapshot the whole time: dead rows of the last
   fraction of a second cannot be pruned, and an update-heavy workload lost
   7.5% of its throughput. Here every sample is its own short statement.
 
-Enough samples: a step runs at least 3 rounds, 4 by default. 600 samples
-(4 x 150, each seeing every backend of the step) give a share within +-4 points
-(95%, the binomial bound at 50%), finer than the 5-point moves the why-line
-reports; more rounds, and runs with more clients, narrow it further.
+Enough samples: a step runs at least 3 rounds, 4 by default. A run of 30 s or
+more gets its 150 samples, 600 a step, which bound a share to +-4 points (95%, the
+binomial bound at 50%); a 20-s run (the labs' length) gets 100, 400 a step, +-4.9
+points: as fine as the 5-point moves the why-line reports. Each sample sees every
+backend of the step, so runs with more clients, and more rounds, narrow it further.
+Shorter runs (quick mode, the demo) trade precision for time: a 5-s run gets 25.
 
 The sampler measures its own cost: the CPU time of its thread, and of the
 backend serving it where the server runs on this machine. In a run timed by
@@ -41,7 +45,7 @@ from .queries import load
 from .target.base import LAB_DATABASE
 
 SAMPLES_PER_RUN = 150
-MAX_RATE_HZ = 10.0
+MAX_RATE_HZ = 5.0
 MIN_RATE_HZ = 2.0
 BENCH_APPLICATION = "pgopt"
 SAMPLER_APPLICATION = "pgopt-sampler"
