@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from . import machine
 from .analysis import bottleneck, guards, observed, stats
-from .analysis.comparisons import Pair, lab_decisions, reference_of
+from .analysis.comparisons import Pair, evidence, lab_decisions, reference_of, run_samples
 from .analysis.verdicts import (
     LOOKS,
     MIN_ROUNDS,
@@ -21,12 +21,13 @@ from .analysis.verdicts import (
     Rule,
     Verdict,
 )
-from .lab.spec import Lab
+from .lab.spec import Lab, Metric
 from .lab.spec import Reported as ReportedSpec
 from .model.codec import SCHEMA
 from .model.outcomes import ExperimentOutcome, RunRecord, StepOutcome
 from .model.result import (
     IDENTITY,
+    Ceiling,
     Check,
     LabResult,
     MetricName,
@@ -111,6 +112,31 @@ def build_result(
         complete=error is None,
         error=redactor(error) if error is not None else None,
         passed=all(c.passed for s in steps for c in s.checks),
+        ceiling=_ceiling(lab.metric, outcome.steps, rule.alpha),
+    )
+
+
+def _ceiling(metric: Metric, outcomes: list[StepOutcome], alpha: float) -> Ceiling | None:
+    """The best step's share of the ceiling step's figure, where the lab names one and
+    both ran."""
+    top = next((o for o in outcomes if o.step.name == metric.ceiling and o.runs), None)
+    others = [o for o in outcomes if o.step.name != metric.ceiling and o.runs]
+    if top is None or not others:
+        return None
+    pick = max if metric.higher_is_better else min
+    best = pick(others, key=lambda o: stats.median(_values(o)))
+    e = evidence(run_samples(top.runs), run_samples(best.runs), alpha=alpha)
+    assert e is not None  # both have runs
+    share = e.ratio if metric.higher_is_better else 1 / e.ratio
+    low, high = e.ci95 if metric.higher_is_better else (1 / e.ci95[1], 1 / e.ci95[0])
+    return Ceiling(
+        step=top.step.name,
+        median=stats.median(_values(top)),
+        best=best.step.name,
+        best_median=stats.median(_values(best)),
+        share=share,
+        share_ci95=(low, high),
+        rounds=e.rounds,
     )
 
 

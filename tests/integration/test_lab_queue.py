@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pytest
+
 from pgopt.cli import main
 from pgopt.store import load_document
 
@@ -80,3 +82,27 @@ def test_steady_state_runs_producers_and_monitors_the_queue(tmp_path: Path, work
     assert 0 <= left <= produced + 1000  # the backlog of 1,000 it started with
     assert steady["fact_units"] == {"wait_p50": "ms", "wait_p95": "ms"}
     assert 0 <= float(facts["wait_p50"]) <= float(facts["wait_p95"])
+
+
+def test_the_set_based_ceiling_and_the_best_consumers_share_of_it(
+    tmp_path: Path, workdir: Path
+) -> None:
+    out = tmp_path / "ceiling"
+    args = ["lab", "run", "queue", "--quick", "--reps", "2", "--duration", "2"]
+    args += ["--steps", "batch1000,set_based", "--workdir", str(workdir)]
+    assert main([*args, "--out", str(out)]) == 0
+    result = load_document(out)
+    steps = {s["name"]: s for s in result["steps"]}
+    ceiling = steps["set_based"]
+    assert ceiling["clients"] == 1 and all(r["transactions"] == 1 for r in ceiling["runs"])
+    assert all(c["passed"] for s in steps.values() for c in s["checks"])
+    assert steps["batch1000"]["changes"]["variables"] == {"batch": "1000"}
+    share = result["ceiling"]
+    assert share["step"] == "set_based" and share["rounds"] == 2
+    best = max(("baseline", "batch1000"), key=lambda n: steps[n]["metric"]["median"])
+    assert share["best"] == best
+    assert share["share"] == pytest.approx(
+        steps[best]["metric"]["median"] / ceiling["metric"]["median"], rel=0.2
+    )
+    assert 0 < share["share"] < 1  # one statement outruns every consumer
+    assert "of the ceiling set_based measures" in (out / "report.md").read_text()

@@ -15,9 +15,10 @@ from pgopt.model.codec import encode
 from pgopt.model.observation import PhaseObservation
 from pgopt.model.outcomes import ExperimentOutcome, RunRecord, StepOutcome
 from pgopt.params import resolve_params
+from pgopt.report.markdown import render_markdown
 from pgopt.result import build_result
 
-from .test_lab_load import write_lab
+from .test_lab_load import MINIMAL, write_lab
 
 STEPS = ("baseline", "async", "cluster", "sweep-c1", "sweep-c4")  # write_lab's
 
@@ -134,3 +135,59 @@ def test_facts_of_a_fresh_step_are_the_median_over_its_runs() -> None:
         run.facts = {"wait_p50": wait, "kind": kind, "ratio": "0.5"}
     assert facts_over_runs(runs) == {"wait_p50": "215", "kind": "z", "ratio": "0.5"}
     assert facts_over_runs([]) == {}
+
+
+def _outcome_of(lab_folder: Path, runs: dict[str, list[float]]) -> ExperimentOutcome:
+    lab = load_lab(lab_folder)
+    steps = [
+        StepOutcome(s, runs=[RunRecord(s.name, i + 1, v) for i, v in enumerate(runs[s.name])])
+        for s in lab.steps
+    ]
+    return ExperimentOutcome(
+        lab=lab,
+        params=resolve_params(lab),
+        started_at="2026-01-01T00:00:00Z",
+        duration_s=1.0,
+        steps=steps,
+        target={"kind": "embedded", "server_version": "18.6"},
+        variables={},
+    )
+
+
+def test_the_best_steps_share_of_the_ceiling_is_paired_by_round(tmp_path: Path) -> None:
+    """The lab names its ceiling step: the best other step's share of it, with the
+    interval of the rounds the two shared, in result.json and in the report."""
+    folder = write_lab(
+        tmp_path / "lab",
+        MINIMAL.replace("[[steps]]", '[metric]\nceiling = "cluster"\n\n[[steps]]', 1),
+    )
+    runs = {
+        "baseline": [100.0, 104.0, 98.0, 101.0],
+        "async": [200.0, 212.0, 190.0, 205.0],  # the best consumer: about half the ceiling
+        "cluster": [400.0, 420.0, 385.0, 405.0],
+        "sweep-c1": [50.0, 52.0, 49.0, 51.0],
+        "sweep-c4": [110.0, 112.0, 108.0, 109.0],
+    }
+    result = build_result(_outcome_of(folder, runs), command="pgopt lab run x")
+    ceiling = result.ceiling
+    assert ceiling is not None
+    assert (ceiling.step, ceiling.best, ceiling.rounds) == ("cluster", "async", 4)
+    assert (ceiling.median, ceiling.best_median) == (402.5, 202.5)
+    assert ceiling.share == pytest.approx(0.5, abs=0.01)
+    assert ceiling.share_ci95[0] < ceiling.share < ceiling.share_ci95[1]
+    assert ceiling.share_ci95[1] - ceiling.share_ci95[0] < 0.03  # the rounds moved together
+    assert document(_outcome_of(folder, runs))["ceiling"]["best"] == "async"
+    text = render_markdown(result)
+    assert "async reaches 50% [95% " in text and "of the ceiling cluster measures" in text
+
+
+def test_a_lab_without_a_ceiling_has_none_in_its_result(tmp_path: Path) -> None:
+    medians = {
+        "baseline": 100.0,
+        "async": 200.0,
+        "cluster": 400.0,
+        "sweep-c1": 50.0,
+        "sweep-c4": 1.0,
+    }
+    result = document(outcome_with(tmp_path / "lab", medians))
+    assert "ceiling" not in result

@@ -44,6 +44,8 @@ def lab_from_dict(raw: dict[str, Any], folder: Path, *, where: str, name: str = 
         raise LabError(f"{where}: field 'steps': a lab needs at least one step")
     steps = read_steps(raw_steps, where, folder, defaults, metric)
     known = {s.name for s in steps}
+    if metric.ceiling is not None and metric.ceiling not in known:
+        raise LabError(f"{where}: [metric]: field 'ceiling': no step {metric.ceiling!r}")
     for quick_step in quick.steps:
         if quick_step not in known:
             raise LabError(f"{where}: [quick]: field 'steps': no step {quick_step!r}")
@@ -102,6 +104,7 @@ def _metric(t: Table, folder: Path) -> Metric:
         higher_is_better=t.flag("higher_is_better", source is not MetricSource.PHASES),
         sql=sql,
         margin=t.number("margin", 3.0) / 100,
+        ceiling=t.text("ceiling", None),
     )
     t.done()
     return metric

@@ -113,6 +113,7 @@ class Metric:
     higher_is_better: bool
     sql: str | None = None
     margin: float = 0.03  # the smallest relative change that matters to this lab
+    ceiling: str | None = None  # the step that measures the metric's ceiling, if any
 
 
 @dataclass(frozen=True)

@@ -289,6 +289,21 @@ class Rerun:
 
 
 @dataclass(frozen=True)
+class Ceiling:
+    """What the lab's ceiling step measured, and how close the best other step came:
+    `share` is best / ceiling, with its interval from the rounds the two shared (or
+    from their runs as independent samples when they ran in different segments)."""
+
+    step: str
+    median: float
+    best: str
+    best_median: float
+    share: float
+    share_ci95: Interval
+    rounds: int
+
+
+@dataclass(frozen=True)
 class LabResult:
     schema: str
     lab: str
@@ -313,6 +328,7 @@ class LabResult:
     observer: dict[str, Any] | None = None
     reruns: tuple[Rerun, ...] = ()
     error: str | None = absent()
+    ceiling: Ceiling | None = absent()
 
     def step(self, name: str) -> StepResult:
         return next(s for s in self.steps if s.name == name)

@@ -143,6 +143,7 @@ def _summary(result: LabResult) -> Section:
     )
     blocks: list[Block] = [table, *_phase_tables(result)]
     notes = [
+        ("Ceiling", fields.ceiling_lines(result)),
         ("Client sweeps", fields.sweep_lines(result)),
         ("Skipped steps", fields.skipped_lines(result)),
         ("Rounds", [*fields.round_lines(result), *fields.rerun_lines(result)]),

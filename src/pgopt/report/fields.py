@@ -188,6 +188,19 @@ def sweep_lines(result: LabResult) -> list[str]:
     return lines
 
 
+def ceiling_lines(result: LabResult) -> list[str]:
+    """How close the best step came to the ceiling the lab measures, in one line."""
+    c = result.ceiling
+    if c is None:
+        return []
+    unit = result.metric.unit
+    return [
+        f"{c.best} reaches {c.share:.0%} [95% {c.share_ci95[0]:.0%}–{c.share_ci95[1]:.0%}] "
+        f"of the ceiling {c.step} measures ({format_rate(c.best_median)} against "
+        f"{format_rate(c.median)} {unit}, {c.rounds} rounds)"
+    ]
+
+
 def skipped_lines(result: LabResult) -> list[str]:
     """Steps the run left out, and why."""
     return [f"{s.name}: {s.reason}" for s in result.skipped]
