@@ -51,6 +51,7 @@ def test_builtin_labs_load_each_under_its_folder_name() -> None:
     labs = builtin_labs()
     assert {lab.name for lab in labs} == {
         "batch",
+        "ingest",
         "keylookup",
         "login",
         "queue",
@@ -106,6 +107,11 @@ def test_resolve_by_path_and_by_name(tmp_path: Path) -> None:
             "step 'baseline': unknown field 'colour'",
         ),
         ('mode = "prepared"', 'pgbench_args = ["--file=x"]', "field 'pgbench_args'"),
+        (
+            'setup = ["setup.sql"]\n',
+            'setup = ["setup.sql"]\n\n[metric]\nceiling = "roof"\n',
+            "[metric]: field 'ceiling': no step 'roof'",
+        ),
     ],
 )
 def test_invalid_lab_errors_name_file_step_and_field(

@@ -2,9 +2,10 @@
 
 A lab step with `probe = "NAME"` (and optional `probe_args`) is timed by the probe
 of that name: it runs for the step's duration and returns units per second. Used
-where the article compared PostgreSQL with a client of another system (Redis),
-so both are driven by the same kind of client. A probe that cannot run here
-(no Redis reachable) says why, and its step is skipped.
+where the article compared PostgreSQL with a client of another system (Redis), so
+both are driven by the same kind of client, and where pgbench cannot send the
+workload (COPY data). A probe that cannot run here (no Redis reachable) says why,
+and its step is skipped.
 """
 
 from __future__ import annotations
@@ -31,10 +32,15 @@ class Probe:
     unavailable: Callable[[ProbeContext], str | None]
 
 
-def registry() -> dict[str, Probe]:
-    from . import counters
+def always_available(_ctx: ProbeContext) -> str | None:
+    """For a probe that needs only the target server."""
+    return None
 
-    return counters.PROBES
+
+def registry() -> dict[str, Probe]:
+    from . import counters, ingest
+
+    return {**counters.PROBES, **ingest.PROBES}
 
 
 def get(name: str) -> Probe:

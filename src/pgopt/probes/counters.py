@@ -14,7 +14,7 @@ from typing import Any
 import psycopg
 import redis
 
-from . import Probe, ProbeContext
+from . import Probe, ProbeContext, always_available
 
 DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
 KEY = "pgopt:counter"
@@ -107,13 +107,9 @@ def nextval_batch(ctx: ProbeContext) -> float:
         )
 
 
-def _always(_ctx: ProbeContext) -> str | None:
-    return None
-
-
 PROBES = {
     "redis_incr": Probe(redis_incr, redis_unavailable),
     "redis_incr_pipelined": Probe(redis_incr_pipelined, redis_unavailable),
-    "nextval": Probe(nextval, _always),
-    "nextval_batch": Probe(nextval_batch, _always),
+    "nextval": Probe(nextval, always_available),
+    "nextval_batch": Probe(nextval_batch, always_available),
 }
