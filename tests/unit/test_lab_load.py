@@ -108,6 +108,11 @@ def test_resolve_by_path_and_by_name(tmp_path: Path) -> None:
         ),
         ('mode = "prepared"', 'pgbench_args = ["--file=x"]', "field 'pgbench_args'"),
         (
+            'name = "async"\n',
+            'name = "async"\npooler = "odyssey"\n',
+            "step 'async': field 'pooler': must be one of pgbouncer",
+        ),
+        (
             'setup = ["setup.sql"]\n',
             'setup = ["setup.sql"]\n\n[metric]\nceiling = "roof"\n',
             "[metric]: field 'ceiling': no step 'roof'",

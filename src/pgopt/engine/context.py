@@ -23,6 +23,7 @@ class RunContext:
     run_dir: Path
     display: Display
     variables: dict[str, str] = field(init=False)
+    pooler_port: int | None = None  # where a running pooler listens (target/pooler.py)
 
     def __post_init__(self) -> None:
         self.variables = dataset_variables(self.lab, self.params.scale)
@@ -43,6 +44,14 @@ class RunContext:
         """pgbench clients and threads: threads default to min(clients, cores), at most 2."""
         clients = self.clients(step)
         return clients, max(1, min(step.threads or min(clients, 2), clients))
+
+    def client_env(self, step: Step) -> dict[str, str]:
+        """pgbench's environment for `step`: the server, or the pooler it goes through."""
+        env = self.target.client_env()
+        if step.pooler is not None:
+            assert self.pooler_port is not None, "a pooled step runs with its pooler started"
+            env["PGPORT"] = str(self.pooler_port)
+        return env
 
     def psql(self) -> Psql:
         return Psql(self.target.binaries, self.target.client_env())

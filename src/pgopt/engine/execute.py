@@ -13,6 +13,7 @@ workload is bursty by nature and the segment re-runs nothing more.
 from __future__ import annotations
 
 import time
+from contextlib import ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,9 @@ from ..model.outcomes import ExperimentOutcome, Rerun, RunRecord, SegmentProgres
 from ..monitor import SqlMonitor
 from ..observe import Observer
 from ..params import RunParams, select_steps
+from ..target import pooler
 from ..target.base import Target, first_line
+from ..target.embedded import EmbeddedTarget
 from . import workloads
 from .checks import compare_same_checks, measure_facts, record_step_checks, run_checks
 from .context import RunContext
@@ -75,6 +78,8 @@ class Experiment:
                 reason = probes.get(step.probe).unavailable(probe_ctx)
                 if reason:
                     unavailable[step.name] = reason
+            if step.pooler is not None and (reason := pooler.unavailable(self.target)):
+                unavailable[step.name] = reason
         self._plan = plan_steps(self.lab, self.params, self.target.facts(), unavailable)
         for name, reason in self._plan.skipped:
             self.display.message(f"skipping step {name}: {reason}")
@@ -98,14 +103,24 @@ class Experiment:
         try:
             if not all(s.fresh for s in steps):
                 self.setup_dataset()
-            for segment in plan.segments:
-                self._run_segment(segment)
+            with ExitStack() as stack:
+                if any(s.pooler for s in steps):
+                    self.ctx.pooler_port = stack.enter_context(self._pooler()).port
+                for segment in plan.segments:
+                    self._run_segment(segment)
         finally:
             # the dataset dump is only the restore phases' input, and it is big
             (self.ctx.run_dir / workloads.DUMP_FILE).unlink(missing_ok=True)
         compare_same_checks(self.lab, list(self._outcomes.values()))
         self._non_default = self.target.non_default_settings()
         return self.outcome()
+
+    def _pooler(self) -> pooler.Pgbouncer:
+        """pgbouncer for the pooled steps (the plan left them out where it cannot run),
+        with the checklist's "active sessions = 2 x cores" server connections."""
+        assert isinstance(self.target, EmbeddedTarget)
+        self.display.message(f"starting pgbouncer: {2 * self.params.cpus} server connections")
+        return pooler.Pgbouncer(self.target, pool_size=2 * self.params.cpus)
 
     def outcome(self) -> ExperimentOutcome:
         """What has been measured so far: everything after `run`; after an error or an

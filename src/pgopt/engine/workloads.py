@@ -75,7 +75,7 @@ def pgbench_run(
     result = run_pgbench(
         ctx.target.binaries.path("pgbench"),
         spec,
-        ctx.target.client_env(),
+        ctx.client_env(step),
         cwd=script_dir(step.scripts),
         timeout_s=limit,
     )
@@ -122,7 +122,7 @@ def background(ctx: RunContext, step: Step, seconds: int | None) -> BackgroundRu
         lambda cancel: run_pgbench(
             ctx.target.binaries.path("pgbench"),
             spec,
-            ctx.target.client_env(),
+            ctx.client_env(step),
             cwd=script_dir(bg.scripts),
             timeout_s=seconds * 3 + 120,
             cancel=cancel,

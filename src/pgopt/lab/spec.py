@@ -103,6 +103,7 @@ class Step:
     variables: dict[str, str] = field(default_factory=dict)
     probe: str | None = None  # timed by a Python probe (pgopt.probes) instead of pgbench
     probe_args: dict[str, Any] = field(default_factory=dict)
+    pooler: str | None = None  # pgbench connects through this pooler (target/pooler.py)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from .spec import Background, Fact, Metric, Phase, PhaseAction, RunDefaults, Ste
 from .table import Table, file_field
 
 BUILTIN_SCRIPTS = ("tpcb-like", "simple-update", "select-only")
+POOLERS = ("pgbouncer",)  # what target/pooler.py can start
 
 
 @dataclass(frozen=True)
@@ -148,6 +149,13 @@ def _probe(t: Table, _r: Reading) -> str:
     return probe
 
 
+def _pooler(t: Table, _r: Reading) -> str:
+    pooler = str(t.text("pooler"))
+    if pooler not in POOLERS:
+        raise t.fail("pooler", f"must be one of {', '.join(POOLERS)}")
+    return pooler
+
+
 def _integer(key: str, minimum: int = 1) -> Reader:
     return lambda t, _r: t.integer(key, minimum=minimum)
 
@@ -187,6 +195,7 @@ STEP_FIELDS: tuple[StepField, ...] = (
         lambda r: {},
         label=sorted,
     ),
+    StepField("pooler", _pooler, lambda r: None),
     StepField("min_server", _integer("min_server"), lambda r: None),
     StepField("min_pgbench", _integer("min_pgbench"), lambda r: None),
     StepField(

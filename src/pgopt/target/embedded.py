@@ -366,21 +366,28 @@ def reap_stale(base: Path) -> list[Path]:
             continue
         if _alive(pid):
             continue
-        pidfile = root / "data" / "postmaster.pid"
-        try:
-            postmaster = int(pidfile.read_text().splitlines()[0])
-            cmdline = Path(f"/proc/{postmaster}/cmdline").read_bytes()
-            if b"postgres" in cmdline and str(root).encode() in cmdline:
-                os.kill(postmaster, signal.SIGQUIT)
-            for _ in range(100):
-                if not _alive(postmaster):
-                    break
-                time.sleep(0.05)
-        except (OSError, ValueError, IndexError):
-            pass
+        # the pooler first (target/pooler.py keeps its pid file there), then the server
+        _kill_stale(root / "pgbouncer" / "pgbouncer.pid", b"pgbouncer", root, signal.SIGTERM)
+        _kill_stale(root / "data" / "postmaster.pid", b"postgres", root, signal.SIGQUIT)
         shutil.rmtree(root, ignore_errors=True)
         reaped.append(root)
     return reaped
+
+
+def _kill_stale(pidfile: Path, program: bytes, root: Path, sig: int) -> None:
+    """Signal the process a pid file names, if it is `program` run from under `root`,
+    and wait up to 5 s for it to go."""
+    try:
+        pid = int(pidfile.read_text().splitlines()[0])
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        if program in cmdline and str(root).encode() in cmdline:
+            os.kill(pid, sig)
+        for _ in range(100):
+            if not _alive(pid):
+                break
+            time.sleep(0.05)
+    except (OSError, ValueError, IndexError):
+        pass
 
 
 def _alive(pid: int) -> bool:
