@@ -39,19 +39,21 @@ def run_warnings(
 
 
 OWN_CPU_SHARE = 0.02
+OWN_CPU_MIN_WALL_S = 1.0
 
 
 def harness_warning(own_cpu_s: float, wall_s: float, cpus: int) -> str | None:
     """pgopt's own CPU (its process and its sampler's backend) above 2% of the machine's
-    during a run: the observer may have changed what it observed."""
-    if wall_s <= 0 or cpus <= 0:
+    during a run: the observer may have changed what it observed. A run shorter than a
+    second is not judged: the sampler's first connection alone would dominate it."""
+    if wall_s < OWN_CPU_MIN_WALL_S or cpus <= 0:
         return None
     share = own_cpu_s / (wall_s * cpus)
     if share <= OWN_CPU_SHARE:
         return None
     return (
         f"pgopt itself used {share:.1%} of the machine's CPU during the run "
-        f"({own_cpu_s:.2f} s of {wall_s:.0f} s on {cpus} CPUs): the figure may be lower "
+        f"({own_cpu_s:.2f} s of {wall_s:.1f} s on {cpus} CPUs): the figure may be lower "
         "than without it"
     )
 
