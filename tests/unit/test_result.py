@@ -21,6 +21,7 @@ from pgopt.result import build_result
 from .test_lab_load import MINIMAL, write_lab
 
 STEPS = ("baseline", "async", "cluster", "sweep-c1", "sweep-c4")  # write_lab's
+MEDIANS = {"baseline": 100.0, "async": 200.0, "cluster": 400.0, "sweep-c1": 50.0, "sweep-c4": 110.0}
 
 
 def document(outcome: ExperimentOutcome, command: str = "pgopt lab run x") -> Any:
@@ -29,12 +30,19 @@ def document(outcome: ExperimentOutcome, command: str = "pgopt lab run x") -> An
 
 
 def outcome_with(folder: Path, medians: dict[str, float]) -> ExperimentOutcome:
-    lab = load_lab(write_lab(folder))
-    steps = []
-    for step in lab.steps:
-        value = medians[step.name]
-        runs = [RunRecord(step.name, rep, value * f) for rep, f in ((1, 0.99), (2, 1.0), (3, 1.01))]
-        steps.append(StepOutcome(step, runs=runs))
+    """Three runs a step, 1% either side of its median, the same in every step."""
+    spread = (0.99, 1.0, 1.01)
+    return outcome_of(folder, {name: [m * f for f in spread] for name, m in medians.items()})
+
+
+def outcome_of(lab_folder: Path, runs: dict[str, list[float]]) -> ExperimentOutcome:
+    """The outcome of the lab in `lab_folder` (written there if absent) with these runs,
+    round by round."""
+    lab = load_lab(lab_folder if (lab_folder / "lab.toml").exists() else write_lab(lab_folder))
+    steps = [
+        StepOutcome(s, runs=[RunRecord(s.name, i + 1, v) for i, v in enumerate(runs[s.name])])
+        for s in lab.steps
+    ]
     return ExperimentOutcome(
         lab=lab,
         params=resolve_params(lab),
@@ -48,14 +56,7 @@ def outcome_with(folder: Path, medians: dict[str, float]) -> ExperimentOutcome:
 
 def test_verdicts_compare_with_the_step_each_derives_from(tmp_path: Path) -> None:
     # baseline -> async -> cluster; the sweep derives from the baseline (`from`)
-    medians = {
-        "baseline": 100.0,
-        "async": 200.0,
-        "cluster": 400.0,
-        "sweep-c1": 50.0,
-        "sweep-c4": 110.0,
-    }
-    result = document(outcome_with(tmp_path / "lab", medians))
+    result = document(outcome_with(tmp_path / "lab", MEDIANS))
     steps = {s["name"]: s for s in result["steps"]}
     assert steps["baseline"]["compared_with"] is None
     assert steps["baseline"]["verdict_vs_previous"] == "n/a"
@@ -137,23 +138,6 @@ def test_facts_of_a_fresh_step_are_the_median_over_its_runs() -> None:
     assert facts_over_runs([]) == {}
 
 
-def _outcome_of(lab_folder: Path, runs: dict[str, list[float]]) -> ExperimentOutcome:
-    lab = load_lab(lab_folder)
-    steps = [
-        StepOutcome(s, runs=[RunRecord(s.name, i + 1, v) for i, v in enumerate(runs[s.name])])
-        for s in lab.steps
-    ]
-    return ExperimentOutcome(
-        lab=lab,
-        params=resolve_params(lab),
-        started_at="2026-01-01T00:00:00Z",
-        duration_s=1.0,
-        steps=steps,
-        target={"kind": "embedded", "server_version": "18.6"},
-        variables={},
-    )
-
-
 def test_the_best_steps_share_of_the_ceiling_is_paired_by_round(tmp_path: Path) -> None:
     """The lab names its ceiling step: the best other step's share of it, with the
     interval of the rounds the two shared, in result.json and in the report."""
@@ -168,7 +152,7 @@ def test_the_best_steps_share_of_the_ceiling_is_paired_by_round(tmp_path: Path) 
         "sweep-c1": [50.0, 52.0, 49.0, 51.0],
         "sweep-c4": [110.0, 112.0, 108.0, 109.0],
     }
-    result = build_result(_outcome_of(folder, runs), command="pgopt lab run x")
+    result = build_result(outcome_of(folder, runs), command="pgopt lab run x")
     ceiling = result.ceiling
     assert ceiling is not None
     assert (ceiling.step, ceiling.best, ceiling.rounds) == ("cluster", "async", 4)
@@ -176,18 +160,11 @@ def test_the_best_steps_share_of_the_ceiling_is_paired_by_round(tmp_path: Path) 
     assert ceiling.share == pytest.approx(0.5, abs=0.01)
     assert ceiling.share_ci95[0] < ceiling.share < ceiling.share_ci95[1]
     assert ceiling.share_ci95[1] - ceiling.share_ci95[0] < 0.03  # the rounds moved together
-    assert document(_outcome_of(folder, runs))["ceiling"]["best"] == "async"
+    assert document(outcome_of(folder, runs))["ceiling"]["best"] == "async"
     text = render_markdown(result)
     assert "async reaches 50% [95% " in text and "of the ceiling cluster measures" in text
 
 
 def test_a_lab_without_a_ceiling_has_none_in_its_result(tmp_path: Path) -> None:
-    medians = {
-        "baseline": 100.0,
-        "async": 200.0,
-        "cluster": 400.0,
-        "sweep-c1": 50.0,
-        "sweep-c4": 1.0,
-    }
-    result = document(outcome_with(tmp_path / "lab", medians))
+    result = document(outcome_with(tmp_path / "lab", MEDIANS))
     assert "ceiling" not in result

@@ -17,7 +17,6 @@ import signal
 import subprocess
 import time
 from pathlib import Path
-from types import TracebackType
 
 import psycopg
 
@@ -111,7 +110,7 @@ class Pgbouncer:
         try:
             self._wait_ready(folder / "pgbouncer.log")
         except BaseException:
-            self.__exit__(None, None, None)
+            self.__exit__()
             raise
         return self
 
@@ -138,12 +137,7 @@ class Pgbouncer:
                     ) from None
                 time.sleep(0.1)
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         proc, self._proc = self._proc, None
         if proc is not None:
             stop(proc, ESCALATION)
