@@ -2,6 +2,10 @@
 server connections, and nothing of it is left after the run."""
 
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import cast
 
@@ -11,9 +15,11 @@ from pgopt.cli import main
 from pgopt.store import load_document
 from pgopt.target import pooler
 from pgopt.target.base import Target
+from pgopt.target.embedded import reap_stale
 
 from .conftest import pgopt_processes
 
+PGBOUNCER = "pgbouncer.ini"  # in pgbouncer's command line (the test's name holds "pgbouncer")
 needs_pgbouncer = pytest.mark.skipif(
     pooler.pgbouncer_path() is None, reason=f"pgbouncer is not installed ({pooler.INSTALL_HINT})"
 )
@@ -60,3 +66,32 @@ def test_without_pgbouncer_the_step_is_skipped_with_its_reason(
     assert result["skipped"] == [
         {"name": "pooled", "reason": f"pgbouncer is not installed ({pooler.INSTALL_HINT})"}
     ]
+
+
+@needs_pgbouncer
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGKILL])
+def test_no_pgbouncer_outlives_pgopt(sig: signal.Signals, workdir: Path, tmp_path: Path) -> None:
+    """Ctrl-C stops pgbouncer with the server; after a SIGKILL of pgopt, the next run's
+    reaping does."""
+    argv = [sys.executable, "-m", "pgopt", "lab", "run", "login", "--quick", "--reps", "1"]
+    argv += ["--steps", "pooled", "--duration", "30", "--workdir", str(workdir)]
+    proc = subprocess.Popen(
+        [*argv, "--out", str(tmp_path / "run")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    deadline = time.monotonic() + 90
+    while not any(PGBOUNCER in p for p in pgopt_processes(str(workdir))):
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            pytest.fail("pgbouncer never started: " + (proc.stderr.read() if proc.stderr else ""))
+        time.sleep(0.2)
+    proc.send_signal(sig)
+    proc.communicate(timeout=60)
+    if sig == signal.SIGKILL:
+        assert any(PGBOUNCER in p for p in pgopt_processes(str(workdir)))  # orphaned
+        reap_stale(workdir)
+    assert pgopt_processes(str(workdir)) == []
+    assert list(workdir.iterdir()) == []
