@@ -1,7 +1,6 @@
 """pgbouncer beside the embedded server: logins through it keep at most its pool's
 server connections, and nothing of it is left after the run."""
 
-import shutil
 import signal
 import subprocess
 import sys
@@ -55,7 +54,6 @@ def test_a_pooler_needs_pgopts_own_server() -> None:
 def test_without_pgbouncer_the_step_is_skipped_with_its_reason(
     tmp_path: Path, workdir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(shutil, "which", lambda name, *a, **k: None)
     monkeypatch.setattr(pooler, "pgbouncer_path", lambda: None)
     out = tmp_path / "login"
     args = ["lab", "run", "login", "--quick", "--reps", "1", "--duration", "1"]

@@ -25,7 +25,6 @@ from ..processes import stop
 from .base import LAB_DATABASE, Target
 from .embedded import SUPERUSER, EmbeddedTarget, free_port
 
-POOLERS = ("pgbouncer",)
 INSTALL_HINT = "apt-get install pgbouncer"
 START_TIMEOUT_S = 20.0
 # SIGTERM: immediate shutdown (SIGINT would wait for every client to leave)
@@ -47,10 +46,9 @@ def unavailable(target: Target) -> str | None:
     return None
 
 
-def config(server: EmbeddedTarget, port: int, pool_size: int) -> str:
-    """pgbouncer.ini: the lab database through the server's socket, transaction
-    pooling, `pool_size` server connections at most."""
-    folder = server.root / "pgbouncer" if server.root else Path("pgbouncer")
+def config(server: EmbeddedTarget, folder: Path, port: int, pool_size: int) -> str:
+    """pgbouncer.ini, its files in `folder`: the lab database through the server's
+    socket, transaction pooling, `pool_size` server connections at most."""
     return "\n".join(
         [
             "; written by pgopt",
@@ -89,7 +87,7 @@ class Pgbouncer:
         folder.mkdir(exist_ok=True)
         self.port = free_port()
         ini = folder / "pgbouncer.ini"
-        ini.write_text(config(self.server, self.port, self.pool_size))
+        ini.write_text(config(self.server, folder, self.port, self.pool_size))
         (folder / "userlist.txt").write_text(f'"{SUPERUSER}" ""\n')
         user = self.server.user
         if user is not None:
