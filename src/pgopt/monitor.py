@@ -1,11 +1,14 @@
 """Time series of lab-defined SQL during a timed run (queue depth, dead tuples, ...).
 
 A thread with its own connection runs each query once per interval and keeps
-(seconds since start, value) pairs, e.g. `select count(*) from t_order_q`.
+(seconds since start, value) pairs, e.g. `select count(*) from t_order_q`; each
+series' median and maximum become facts of the run (`series_facts`).
 """
 
 from __future__ import annotations
 
+import math
+import statistics
 import threading
 import time
 from collections.abc import Mapping
@@ -58,3 +61,14 @@ class SqlMonitor:
             row = conn.execute(query).fetchone()
             value = float(row[0]) if row and row[0] is not None else float("nan")
             self.series[name].append([round(elapsed, 2), value])
+
+
+def series_facts(series: Mapping[str, list[list[float]]]) -> dict[str, str]:
+    """Pure: each monitored series' median and maximum over a run, as run facts."""
+    facts: dict[str, str] = {}
+    for name, points in series.items():
+        values = [v for _, v in points if not math.isnan(v)]  # NaN: the query gave null
+        if values:
+            facts[f"{name}, median"] = f"{statistics.median(values):.6g}"
+            facts[f"{name}, max"] = f"{max(values):.6g}"
+    return facts

@@ -33,9 +33,11 @@ class RunParams:
     restart: bool = False  # the lab restarts the server before every timed run
     margin: float = 0.03  # the smallest relative change that matters
     latencies: str = "first"  # the runs pgbench times per transaction: LATENCY_RUNS
+    standby_dsns: tuple[str, ...] = ()  # a user's hot standbys (--standby-dsn)
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        del data["standby_dsns"]  # a DSN may hold a password: the target's facts name them
         data["steps"] = list(self.steps)
         # result.json has always carried reps as a count: the most rounds a step runs
         data["reps"] = self.reps if self.reps is not None else LOOKS[-1]
@@ -59,6 +61,7 @@ def resolve_params(
     redis_url: str | None = None,
     margin: float | None = None,
     latencies: str = "first",
+    standby_dsns: tuple[str, ...] = (),
 ) -> RunParams:
     base = lab.quick if quick else lab.defaults
     for name, value in (
@@ -87,6 +90,7 @@ def resolve_params(
         restart=base.restart,
         margin=margin / 100 if margin is not None else lab.metric.margin,
         latencies=latencies,
+        standby_dsns=standby_dsns,
     )
 
 

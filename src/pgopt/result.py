@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
+from typing import Any
 
 from . import machine
 from .analysis import bottleneck, guards, observed, stats
@@ -89,12 +90,7 @@ def build_result(
         started_at=outcome.started_at,
         duration_s=round(outcome.duration_s, 1),
         command=redactor(command),
-        target={
-            k: {n: redactor(str(x)) for n, x in v.items()}
-            if isinstance(v, dict)
-            else redactor(str(v))
-            for k, v in outcome.target.items()
-        },
+        target=_redacted(outcome.target),
         machine=machine.describe(),
         params=outcome.params.as_dict(),
         variables=outcome.variables,
@@ -360,3 +356,13 @@ def _phase_observations(
         counts.update(phase.waits)
     wal = stats.median([float(p.wal_bytes) for p in seen])
     return observed.shares(counts), {"wal_bytes_per_run": wal}
+
+
+def _redacted(value: Any) -> Any:
+    """The target's description with every value a string, no secret in any: nested
+    objects (settings) and lists (standbys) kept as they are."""
+    if isinstance(value, dict):
+        return {k: _redacted(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(v) for v in value]
+    return redactor(str(value))

@@ -19,6 +19,10 @@ def error_lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
         (["lab", "run", "smoke", "--reps", "0"], "--reps must be positive"),
         (["lab", "run", "smoke", "--steps", "bogus"], "no step 'bogus'"),
         (["lab", "run", "smoke", "--allow-settings"], "--allow-settings goes with --dsn"),
+        (
+            ["lab", "run", "replicas", "--standby-dsn", "host=/tmp port=5"],
+            "--standby-dsn goes with --dsn",
+        ),
         (["lab", "run", "smoke", "--duration", "abc"], "'abc' is not a valid integer"),
         (["lab", "frobnicate"], "No such command 'frobnicate'"),
         (["report", "/nonexistent-run"], "no result.json"),

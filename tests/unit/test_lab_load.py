@@ -55,6 +55,7 @@ def test_builtin_labs_load_each_under_its_folder_name() -> None:
         "keylookup",
         "login",
         "queue",
+        "replicas",
         "sequence",
         "smoke",
     }
@@ -111,6 +112,31 @@ def test_resolve_by_path_and_by_name(tmp_path: Path) -> None:
             'name = "async"\n',
             'name = "async"\npooler = "odyssey"\n',
             "step 'async': field 'pooler': must be one of pgbouncer",
+        ),
+        (
+            'name = "async"\n',
+            'name = "async"\nnodes = "everywhere"\n',
+            "step 'async': field 'nodes': must be one of primary, standbys, all",
+        ),
+        (
+            'name = "async"\n',
+            'name = "async"\nnodes = "all"\n',
+            "step 'async': field 'nodes': 'all' needs hot standbys ([cluster] standbys = N)",
+        ),
+        (
+            'name = "async"\n',
+            'name = "async"\nprobe = "stale_reads"\n',
+            "step 'async': field 'probe': 'stale_reads' reads on a hot standby",
+        ),
+        (
+            'name = "async"\n',
+            'name = "async"\nstandby_settings = { hot_standby_feedback = "on" }\n',
+            "step 'async': field 'standby_settings': needs hot standbys",
+        ),
+        (
+            'setup = ["setup.sql"]\n',
+            'setup = ["setup.sql"]\n\n[cluster]\nstandbys = 5\n',
+            "[cluster]: field 'standbys': at most 4",
         ),
         (
             'setup = ["setup.sql"]\n',

@@ -35,6 +35,12 @@ def lab_list() -> None:
 @click.option("--steps", help="Comma-separated steps to run (the baseline always runs).")
 @click.option("--ram", help="Memory the lab's settings formulas assume (e.g. 8GB).")
 @click.option("--redis", "redis_url", help="Redis for labs that compare with it (redis://...).")
+@click.option(
+    "--standby-dsn",
+    "standby_dsns",
+    multiple=True,
+    help="With --dsn: a hot standby of that server, for labs that need standbys (repeatable).",
+)
 def lab_run(name: str, **options: Any) -> None:
     """Run lab NAME (a built-in lab, a lab folder, or `all`)."""
     check_run_options(options)

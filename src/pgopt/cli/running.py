@@ -89,6 +89,10 @@ def check_run_options(options: dict[str, Any]) -> None:
         raise UsageError("--allow-settings goes with --dsn")
     if options["dsn"]:
         redactor.add(password_of(options["dsn"]))
+    for dsn in options.get("standby_dsns") or ():
+        if not options["dsn"]:
+            raise UsageError("--standby-dsn goes with --dsn (the primary of those standbys)")
+        redactor.add(password_of(dsn))
 
 
 def password_of(dsn: str) -> str | None:
@@ -136,6 +140,7 @@ def run_lab(item: Lab, options: dict[str, Any], run_dir: Path | None = None) -> 
         redis_url=options.get("redis_url"),
         margin=options["margin"],
         latencies=options["latencies"],
+        standby_dsns=tuple(options.get("standby_dsns") or ()),
     )
     display = ConsoleDisplay(err, item.name)
     if options["dry_run"]:

@@ -57,10 +57,11 @@ def record_step_checks(ctx: RunContext, step: Step, outcome: StepOutcome) -> Non
                 "" if failed == 0 else f"{failed} failed transactions",
             )
         )
-    # a fresh step's data lives only until the next run: its facts were measured
-    # after each of its runs
-    facts = facts_over_runs(outcome.runs) if step.fresh else measure_facts(ctx, step)
-    outcome.facts.update(facts)
+    # what each run measured (a cluster's nodes; a fresh step's facts, since its data
+    # lives only until the next run), then the step's facts on the data it leaves
+    outcome.facts.update(facts_over_runs(outcome.runs))
+    if not step.fresh:
+        outcome.facts.update(measure_facts(ctx, step))
     outcome.fact_units.update({f.name: f.unit for f in step.facts if f.unit})
 
 

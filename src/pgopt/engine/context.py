@@ -24,6 +24,7 @@ class RunContext:
     display: Display
     variables: dict[str, str] = field(init=False)
     pooler_port: int | None = None  # where a running pooler listens (target/pooler.py)
+    standbys: tuple[Target, ...] = ()  # the primary's hot standbys (target/standby.py)
 
     def __post_init__(self) -> None:
         self.variables = dataset_variables(self.lab, self.params.scale)

@@ -13,7 +13,7 @@ workload is bursty by nature and the segment re-runs nothing more.
 from __future__ import annotations
 
 import time
-from contextlib import ExitStack
+from contextlib import AbstractContextManager, ExitStack
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -28,13 +28,13 @@ from ..analysis.verdicts import Rule
 from ..errors import TargetError
 from ..lab.spec import Lab, Step
 from ..model.outcomes import ExperimentOutcome, Rerun, RunRecord, SegmentProgress, StepOutcome
-from ..monitor import SqlMonitor
+from ..monitor import SqlMonitor, series_facts
 from ..observe import Observer
 from ..params import RunParams, select_steps
-from ..target import pooler
+from ..target import pooler, standby
 from ..target.base import Target, first_line
 from ..target.embedded import EmbeddedTarget
-from . import workloads
+from . import nodes, workloads
 from .checks import compare_same_checks, measure_facts, record_step_checks, run_checks
 from .context import RunContext
 from .display import Display
@@ -58,6 +58,7 @@ class Experiment:
         self._progress: list[SegmentProgress] = []
         self._reruns: list[Rerun] = []
         self._non_default: dict[str, str] | None = None
+        self._standby_facts: list[dict[str, Any]] = []
 
     @property
     def variables(self) -> dict[str, str]:
@@ -80,6 +81,12 @@ class Experiment:
                     unavailable[step.name] = reason
             if step.pooler is not None and (reason := pooler.unavailable(self.target)):
                 unavailable[step.name] = reason
+            if self.lab.standbys and (
+                reason := standby.unavailable(self.target, self.params.standby_dsns)
+            ):
+                unavailable[step.name] = reason
+            elif step.standby_settings and self.params.standby_dsns:
+                unavailable[step.name] = standby.NO_SETTINGS
         self._plan = plan_steps(self.lab, self.params, self.target.facts(), unavailable)
         for name, reason in self._plan.skipped:
             self.display.message(f"skipping step {name}: {reason}")
@@ -106,9 +113,13 @@ class Experiment:
             with ExitStack() as stack:
                 if any(s.pooler for s in steps):
                     self.ctx.pooler_port = stack.enter_context(self._pooler()).port
+                if self.lab.standbys and steps:
+                    self.ctx.standbys = stack.enter_context(self._standbys())
+                    self._standby_facts = [node.describe() for node in self.ctx.standbys]
                 for segment in plan.segments:
                     self._run_segment(segment)
         finally:
+            self.ctx.standbys = ()  # stopped with the stack
             # the dataset dump is only the restore phases' input, and it is big
             (self.ctx.run_dir / workloads.DUMP_FILE).unlink(missing_ok=True)
         compare_same_checks(self.lab, list(self._outcomes.values()))
@@ -121,6 +132,14 @@ class Experiment:
         assert isinstance(self.target, EmbeddedTarget)
         self.display.message(f"starting pgbouncer: {2 * self.params.cpus} server connections")
         return pooler.Pgbouncer(self.target, pool_size=2 * self.params.cpus)
+
+    def _standbys(self) -> AbstractContextManager[tuple[Target, ...]]:
+        """The lab's hot standbys, made after the dataset so they start with it."""
+        count = len(self.params.standby_dsns) or self.lab.standbys
+        self.display.message(f"starting {count} hot standby(s) of the primary")
+        return standby.standbys_of(
+            self.target, self.lab.standbys, self.params.standby_dsns, self.display.message
+        )
 
     def outcome(self) -> ExperimentOutcome:
         """What has been measured so far: everything after `run`; after an error or an
@@ -141,6 +160,8 @@ class Experiment:
 
     def _target_facts(self) -> dict[str, Any]:
         facts = self.target.describe()
+        if self._standby_facts:
+            facts["standbys"] = self._standby_facts
         if self._non_default is not None:
             facts["non_default_settings"] = self._non_default
         return facts
@@ -241,6 +262,8 @@ class Experiment:
         """The same for every timed run whatever its step: settings, a fresh postmaster
         where the segment asks for one, fresh data for a fresh step, a CHECKPOINT."""
         changes = self.target.apply_settings(self.ctx.settings(step))
+        for node in self.ctx.standbys:
+            node.apply_settings(step.standby_settings)
         if restart and not any(c.needs_restart for c in changes):
             self._restart_for_run()
         if step.fresh:
@@ -278,26 +301,32 @@ class Experiment:
         )
         workload = workloads.workload_for(self.ctx, step, self._expected_tps)
         workload.prepare(record, label)
-        cpu_before = self.target.server_cpu_s()
+        cpu_before = self._server_cpu_s()
         observer = self._observer_once()
         with observer.run(workload.expected_seconds()) as observation, monitor:
             raw = f"{step.name}-s{segment.index + 1}r{planned.number}"
             workload.run(record, observer, label, raw + ("-again" if attempt > 1 else ""))
-        cpu_after = self.target.server_cpu_s()
+        cpu_after = self._server_cpu_s()
         if cpu_before is not None and cpu_after is not None:
             record.server_cpu_s = round(cpu_after - cpu_before, 3)
         if record.tps is not None:
             record.value = workloads.metric_value(self.ctx, step, record.tps)
         record.monitor = monitor.series
+        record.facts = {**record.facts, **series_facts(monitor.series)}
         if monitor.error:
             observation.problems.append(f"monitor stopped: {monitor.error}")
         record.observation = observation
         record.warnings = self._run_warnings(record, contention)
         record.checks = run_checks(self.ctx, step, "run")
         if step.fresh:
-            record.facts = measure_facts(self.ctx, step)
+            record.facts = {**record.facts, **measure_facts(self.ctx, step)}
         self.display.run_finished(step, label, record.value, self.lab.metric.unit)
         return record
+
+    def _server_cpu_s(self) -> float | None:
+        """CPU seconds the servers have used so far: the primary's and its standbys'."""
+        readings = nodes.cpu_readings(self.ctx).values()
+        return None if None in readings else sum(r for r in readings if r is not None)
 
     def _observer_once(self) -> Observer:
         if self._observer is None:

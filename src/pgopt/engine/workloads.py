@@ -12,6 +12,7 @@ alike, so the comparison within a round stays fair."""
 
 from __future__ import annotations
 
+import threading
 import time
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -30,11 +31,14 @@ from ..pgbench.command import PgbenchSpec, ScriptRef
 from ..pgbench.runner import run_pgbench
 from ..pgbench.transaction_log import trusted_rates
 from ..store import save_raw
+from . import nodes
 from .context import RunContext
+from .nodes import Node
 
 DUMP_FILE = "dataset.dump"
 LATENCY_SAMPLES = 20_000
 FIRST_RUN_LOG_RATE = 0.1
+NODE_SEED_STEP = 1000  # the pgbench seeds of a run's nodes: seed, seed + 1000, ...
 
 
 def script_dir(scripts: tuple[ScriptRef, ...]) -> Path:
@@ -54,10 +58,15 @@ def pgbench_run(
     raw_name: str | None,
     detailed: bool = True,
     expected_tps: float = 0.0,
+    node: Node | None = None,
+    cancel: threading.Event | None = None,
 ) -> PgbenchResult:
     """One pgbench run of `step` for `seconds` (None: the step's fixed transaction
-    count); a detailed run keeps its transaction log and per-statement report."""
-    clients, threads = ctx.clients_threads(step)
+    count); a detailed run keeps its transaction log and per-statement report. On a
+    `node` of a cluster, it runs there with the node's share of the clients."""
+    clients, threads = (node.clients, node.threads) if node else ctx.clients_threads(step)
+    on_standby = node is not None and node.target is not ctx.target
+    log_name = f"pgbench_log_{node.name}" if node else "pgbench_log"
     spec = PgbenchSpec(
         scripts=step.scripts,
         mode=step.mode,
@@ -67,7 +76,7 @@ def pgbench_run(
         transactions=step.transactions if seconds is None else None,
         variables=ctx.step_variables(step),
         extra_args=(*step.pgbench_args, f"--random-seed={random_seed}"),
-        log_prefix=ctx.run_dir / "raw" / "pgbench_log" if detailed else None,
+        log_prefix=ctx.run_dir / "raw" / log_name if detailed else None,
         log_sampling_rate=_log_sampling_rate(step, expected_tps, seconds),
         report_statements=detailed,
     )
@@ -75,10 +84,13 @@ def pgbench_run(
     result = run_pgbench(
         ctx.target.binaries.path("pgbench"),
         spec,
-        ctx.client_env(step),
+        node.target.client_env() if node and on_standby else ctx.client_env(step),
         cwd=script_dir(step.scripts),
         timeout_s=limit,
+        cancel=cancel,
     )
+    if raw_name and node:
+        raw_name = f"{raw_name}-{node.name}"
     if raw_name:
         save_raw(
             ctx.run_dir,
@@ -150,6 +162,7 @@ def probe_context(ctx: RunContext, step: Step) -> probes.ProbeContext:
         duration_s=float(ctx.params.duration_s),
         args=step.probe_args,
         redis_url=ctx.params.redis_url,
+        standbys=ctx.standbys,
     )
 
 
@@ -246,21 +259,62 @@ class PgbenchWorkload:
     def run(self, record: RunRecord, observer: Observer, label: str, raw_name: str) -> None:
         step, seconds = self.step, self._seconds()
         detailed = is_detailed(self.ctx.params.latencies, record.round)
+        expected = self.expected_tps.get(step.name, 0.0)
         with background(self.ctx, step, seconds) as beside:
-            result = pgbench_run(
-                self.ctx,
-                step,
-                seconds=seconds,
-                random_seed=self._seed(record),
-                raw_name=raw_name,
-                detailed=detailed,
-                expected_tps=self.expected_tps.get(step.name, 0.0),
-            )
-        self.expected_tps[step.name] = result.summary.tps
-        record.tps, record.pgbench, record.detailed = result.summary.tps, result, detailed
+            if self.ctx.standbys:
+                result, tps = self._on_nodes(record, raw_name, detailed, expected)
+            else:
+                result = pgbench_run(
+                    self.ctx,
+                    step,
+                    seconds=seconds,
+                    random_seed=self._seed(record),
+                    raw_name=raw_name,
+                    detailed=detailed,
+                    expected_tps=expected,
+                )
+                tps = result.summary.tps
+        self.expected_tps[step.name] = tps
+        record.tps, record.pgbench, record.detailed = tps, result, detailed
         record.background = beside.result
         if seconds is not None:
             record.contamination = contamination(trusted_rates(result.log))
+
+    def _on_nodes(
+        self, record: RunRecord, raw_name: str, detailed: bool, expected: float
+    ) -> tuple[PgbenchResult, float]:
+        """The run on its nodes of the cluster, together; the first node's pgbench
+        result (its latencies and seconds), the summed rate, and each node's figures
+        as the run's facts."""
+        chosen = nodes.nodes_for(self.ctx, self.step)
+        order = {node.name: i for i, node in enumerate(chosen)}  # each node draws its own keys
+        before = nodes.cpu_readings(self.ctx)
+        started = time.monotonic()
+        results = nodes.run_together(
+            chosen,
+            lambda node, cancel: pgbench_run(
+                self.ctx,
+                self.step,
+                seconds=self._seconds(),
+                random_seed=self._seed(record) + NODE_SEED_STEP * order[node.name],
+                raw_name=raw_name,
+                detailed=detailed,
+                expected_tps=expected / len(chosen),
+                node=node,
+                cancel=cancel,
+            ),
+        )
+        wall = time.monotonic() - started
+        after = nodes.cpu_readings(self.ctx)
+        served = {n.name: r.summary for n, r in zip(chosen, results, strict=True)}
+        record.facts = nodes.node_facts(
+            (before, after),
+            {name: summary.transactions for name, summary in served.items()},
+            {name: summary.tps for name, summary in served.items()},
+            wall,
+            self.ctx.params.cpus,
+        )
+        return results[0], sum(r.summary.tps for r in results)
 
 
 def is_detailed(latencies: str, round_number: int) -> bool:
@@ -300,7 +354,11 @@ class ProbeWorkload:
 
     def run(self, record: RunRecord, observer: Observer, label: str, raw_name: str) -> None:
         assert self.step.probe is not None
-        record.value = probes.get(self.step.probe).run(probe_context(self.ctx, self.step))
+        probe_ctx = probe_context(self.ctx, self.step)
+        with background(self.ctx, self.step, self.ctx.params.duration_s) as beside:
+            record.value = probes.get(self.step.probe).run(probe_ctx)
+        record.background = beside.result
+        record.facts = {**record.facts, **probe_ctx.facts}
 
 
 def workload_for(ctx: RunContext, step: Step, expected_tps: dict[str, float]) -> Workload:

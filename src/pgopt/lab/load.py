@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from .. import probes
 from ..errors import LabError
 from . import expressions
 from .spec import Check, Dataset, Lab, Metric, MetricSource, RunDefaults
@@ -17,6 +18,7 @@ from .table import Table, file_field, read_toml, sql_text
 
 LAB_FILE = "lab.toml"
 QUICK_REPS = 3  # the fewest rounds that can carry a verdict
+MAX_STANDBYS = 4  # each one a server beside the primary on the same machine
 
 
 def load_lab(folder: Path) -> Lab:
@@ -49,6 +51,23 @@ def lab_from_dict(raw: dict[str, Any], folder: Path, *, where: str, name: str = 
     for quick_step in quick.steps:
         if quick_step not in known:
             raise LabError(f"{where}: [quick]: field 'steps': no step {quick_step!r}")
+    standbys = _cluster(Table(top.table("cluster", {}), f"{where}: [cluster]"))
+    for step in steps:
+        if step.nodes != "primary" and not standbys:
+            raise LabError(
+                f"{where}: step {step.name!r}: field 'nodes': "
+                f"{step.nodes!r} needs hot standbys ([cluster] standbys = N)"
+            )
+        if step.probe is not None and probes.get(step.probe).needs_standby and not standbys:
+            raise LabError(
+                f"{where}: step {step.name!r}: field 'probe': "
+                f"{step.probe!r} reads on a hot standby ([cluster] standbys = N)"
+            )
+        if step.standby_settings and not standbys:
+            raise LabError(
+                f"{where}: step {step.name!r}: field 'standby_settings': "
+                "needs hot standbys ([cluster] standbys = N)"
+            )
     checks = tuple(
         _check(Table(c, f"{where}: check {i + 1}"), folder)
         for i, c in enumerate(top.array("checks", []))
@@ -66,6 +85,7 @@ def lab_from_dict(raw: dict[str, Any], folder: Path, *, where: str, name: str = 
         quick=quick,
         steps=steps,
         checks=checks,
+        standbys=standbys,
     )
 
 
@@ -147,6 +167,15 @@ def _reps(t: Table, default: int | None) -> int | None:
         return None
     value: int | None = t.integer("reps", default)
     return value
+
+
+def _cluster(t: Table) -> int:
+    """How many hot standbys of the primary the lab needs (none: a single server)."""
+    standbys: int = t.integer("standbys", 0, minimum=0)
+    if standbys > MAX_STANDBYS:
+        raise t.fail("standbys", f"at most {MAX_STANDBYS}")
+    t.done()
+    return standbys
 
 
 def _check(t: Table, folder: Path) -> Check:

@@ -104,6 +104,8 @@ class Step:
     probe: str | None = None  # timed by a Python probe (pgopt.probes) instead of pgbench
     probe_args: dict[str, Any] = field(default_factory=dict)
     pooler: str | None = None  # pgbench connects through this pooler (target/pooler.py)
+    nodes: str = "primary"  # where pgbench runs: the primary, the standbys, or all of them
+    standby_settings: dict[str, str] = field(default_factory=dict)  # on each hot standby
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,7 @@ class Lab:
     quick: RunDefaults
     steps: tuple[Step, ...]
     checks: tuple[Check, ...] = field(default=())
+    standbys: int = 0  # hot standbys of the primary the lab needs ([cluster])
 
     def step(self, name: str) -> Step:
         for s in self.steps:

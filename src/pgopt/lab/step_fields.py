@@ -23,6 +23,7 @@ from .table import Table, file_field
 
 BUILTIN_SCRIPTS = ("tpcb-like", "simple-update", "select-only")
 POOLERS = ("pgbouncer",)  # what target/pooler.py can start
+NODES = ("primary", "standbys", "all")  # where a step's pgbench runs ([cluster] labs)
 
 
 @dataclass(frozen=True)
@@ -51,14 +52,17 @@ class StepField:
     label: Callable[[Any], Any] = lambda value: value
 
 
-def _settings(t: Table, _r: Reading) -> dict[str, str]:
-    own = normalize(t.table("settings"))
-    for key, value in own.items():
-        try:
-            expressions.check(value)
-        except LabError as e:
-            raise t.fail("settings", f"{key}: {e}") from None
-    return own
+def _settings_of(key: str) -> Reader:
+    def read(t: Table, _r: Reading) -> dict[str, str]:
+        own = normalize(t.table(key))
+        for name, value in own.items():
+            try:
+                expressions.check(value)
+            except LabError as e:
+                raise t.fail(key, f"{name}: {e}") from None
+        return own
+
+    return read
 
 
 def _mode(t: Table, _r: Reading) -> QueryMode:
@@ -156,6 +160,13 @@ def _pooler(t: Table, _r: Reading) -> str:
     return pooler
 
 
+def _nodes(t: Table, _r: Reading) -> str:
+    nodes = str(t.text("nodes"))
+    if nodes not in NODES:
+        raise t.fail("nodes", f"must be one of {', '.join(NODES)}")
+    return nodes
+
+
 def _integer(key: str, minimum: int = 1) -> Reader:
     return lambda t, _r: t.integer(key, minimum=minimum)
 
@@ -178,7 +189,7 @@ def label(value: Any) -> Any:
 
 
 STEP_FIELDS: tuple[StepField, ...] = (
-    StepField("settings", _settings, lambda r: {}, merge=True, shown="entries"),
+    StepField("settings", _settings_of("settings"), lambda r: {}, merge=True, shown="entries"),
     StepField("mode", _mode, lambda r: QueryMode.SIMPLE),
     StepField("scripts", lambda t, r: read_scripts(t, r.folder), lambda r: (), label=label),
     StepField("clients", _integer("clients"), lambda r: r.defaults.clients),
@@ -196,6 +207,14 @@ STEP_FIELDS: tuple[StepField, ...] = (
         label=sorted,
     ),
     StepField("pooler", _pooler, lambda r: None),
+    StepField("nodes", _nodes, lambda r: "primary"),
+    StepField(
+        "standby_settings",
+        _settings_of("standby_settings"),
+        lambda r: {},
+        merge=True,
+        shown="entries",
+    ),
     StepField("min_server", _integer("min_server"), lambda r: None),
     StepField("min_pgbench", _integer("min_pgbench"), lambda r: None),
     StepField(

@@ -1,7 +1,8 @@
 """Probes: timed runs measured from Python instead of pgbench.
 
 A lab step with `probe = "NAME"` (and optional `probe_args`) is timed by the probe
-of that name: it runs for the step's duration and returns units per second. Used
+of that name: it runs for the step's duration and returns units per second; what
+else it measured it leaves in the context's `facts`, which become the run's. Used
 where the article compared PostgreSQL with a client of another system (Redis), so
 both are driven by the same kind of client, and where pgbench cannot send the
 workload (COPY data). A probe that cannot run here (no Redis reachable) says why,
@@ -11,7 +12,7 @@ and its step is skipped.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import LabError
@@ -24,12 +25,15 @@ class ProbeContext:
     duration_s: float
     args: Mapping[str, Any]
     redis_url: str | None
+    standbys: tuple[Target, ...] = ()  # the primary's hot standbys, in a [cluster] lab
+    facts: dict[str, str] = field(default_factory=dict)  # what the probe measured besides
 
 
 @dataclass(frozen=True)
 class Probe:
     run: Callable[[ProbeContext], float]
     unavailable: Callable[[ProbeContext], str | None]
+    needs_standby: bool = False  # only in a lab with hot standbys ([cluster])
 
 
 def always_available(_ctx: ProbeContext) -> str | None:
@@ -38,9 +42,9 @@ def always_available(_ctx: ProbeContext) -> str | None:
 
 
 def registry() -> dict[str, Probe]:
-    from . import counters, ingest
+    from . import counters, ingest, replication
 
-    return {**counters.PROBES, **ingest.PROBES}
+    return {**counters.PROBES, **ingest.PROBES, **replication.PROBES}
 
 
 def get(name: str) -> Probe:

@@ -56,6 +56,12 @@ def format_changes(step: StepResult) -> str:
             parts.append(" ".join(value) or "no extra flags")
         elif key == "phases":
             parts.append("phases " + ", ".join(value))
+        elif key == "standby_settings":
+            parts += [f"standby {k}={v}" for k, v in value.items()]
+        elif isinstance(value, dict):  # probe_args
+            parts.append(f"{key} " + ", ".join(f"{k}={v}" for k, v in value.items()))
+        elif isinstance(value, list):  # monitor
+            parts.append(f"{key} " + ", ".join(str(v) for v in value))
         else:
             parts.append(f"{key}={value}")
     return "; ".join(parts) or "—"

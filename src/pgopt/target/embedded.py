@@ -131,16 +131,12 @@ class EmbeddedTarget(Target):
             if self.user is not None:
                 os.chmod(self.root, 0o755)
                 self.user.chown_tree(self.root)
-            self._initdb()
+            self._make_data_dir()
             self._write_base_config()
             self._start()
             with self.connect("postgres") as conn:
                 self._read_version(conn)
-                ident = sql.Identifier(LAB_DATABASE)
-                conn.execute(sql.SQL("create database {}").format(ident))
-                conn.execute(
-                    sql.SQL("comment on database {} is {}").format(ident, sql.Literal(LAB_COMMENT))
-                )
+                self._after_start(conn)
         except psycopg.Error as e:
             self._teardown()
             raise TargetError(f"cannot prepare the embedded server: {first_line(e)}") from e
@@ -201,7 +197,15 @@ class EmbeddedTarget(Target):
             tail = "\n".join((result.stderr or result.stdout).strip().splitlines()[-5:])
             raise TargetError(f"{what} failed: {tail}")
 
-    def _initdb(self) -> None:
+    def _after_start(self, conn: psycopg.Connection[Any]) -> None:
+        """The lab database, made once the server accepts connections."""
+        ident = sql.Identifier(LAB_DATABASE)
+        conn.execute(sql.SQL("create database {}").format(ident))
+        conn.execute(
+            sql.SQL("comment on database {} is {}").format(ident, sql.Literal(LAB_COMMENT))
+        )
+
+    def _make_data_dir(self) -> None:
         self.say(f"initdb PostgreSQL {self.binaries.version} in {self.root}")
         self._run_as_server(
             [
