@@ -124,9 +124,9 @@ def test_resolve_by_path_and_by_name(tmp_path: Path) -> None:
             "step 'async': field 'nodes': 'all' needs hot standbys ([cluster] standbys = N)",
         ),
         (
-            'name = "async"\n',
-            'name = "async"\nprobe = "stale_reads"\n',
-            "step 'async': field 'probe': 'stale_reads' reads on a hot standby",
+            'name = "cluster"\n',
+            'name = "cluster"\nprobe = "stale_reads"\n',
+            "step 'cluster': field 'probe': 'stale_reads' reads on a hot standby",
         ),
         (
             'name = "async"\n',
