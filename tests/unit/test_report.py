@@ -250,6 +250,25 @@ def test_html_draws_waits_and_phases_when_present(enriched: dict[str, Any]) -> N
     ]
 
 
+def test_each_monitored_series_gets_a_plot_over_time(smoke: dict[str, Any]) -> None:
+    """The replicas lab's lag, read every second: one figure per series, a line per
+    step that has it, with the series' hostile name kept as text."""
+    r = copy.deepcopy(smoke)
+    for step in r["steps"][1:]:
+        for run in step["runs"]:
+            run["monitor"] = {
+                "lag_bytes": [[0.0, 0.0], [1.0, 456.0], [2.0, 120.0]],
+                HOSTILE: [[0.0, 1.0], [1.0, 2.0]],
+            }
+    plots = all_plots(decode(r))
+    keys = [p.key for p in plots]
+    assert keys[-2:] == ["monitor-_script_alert__x____script_____x_____tick_", "monitor-lag_bytes"]
+    lag = plots[-1]
+    assert lag.title == "Monitored every second: lag_bytes"
+    assert lag.svg.count("<path") > 0 and "lag_bytes" in lag.svg
+    assert "<script>" not in plots[-2].svg  # matplotlib escaped the name
+
+
 def test_html_escapes_everything_from_labs_and_the_database(enriched: dict[str, Any]) -> None:
     page = render_html(decode(enriched))
     assert "<script" not in page

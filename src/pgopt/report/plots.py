@@ -76,7 +76,8 @@ def all_plots(result: LabResult) -> list[Plot]:
         waits,
         phases,
     ]
-    return [plot for make in makers if (plot := make(result)) is not None]
+    plots = [plot for make in makers if (plot := make(result)) is not None]
+    return plots + monitored(result)
 
 
 def color(index: int) -> str:
@@ -345,3 +346,44 @@ def phases(result: LabResult) -> Plot | None:
         "Median seconds of each timed phase per step, stacked: shorter is faster.",
         svg,
     )
+
+
+def monitored(result: LabResult) -> list[Plot]:
+    """One figure per series a step's `monitor` sampled every second (replication
+    lag, queue depth, backends): each step's run nearest its median."""
+    names = sorted(
+        {name for step in result.steps for run in step.runs for name in run.monitor or {}}
+    )
+    plots = []
+    for name in names:
+        key = "monitor-" + re.sub(r"[^A-Za-z0-9_-]", "_", name)
+        with _figure(key, 3.2) as (ax, out):
+            for index, step in enumerate(result.steps):
+                runs = [r for r in step.runs if (r.monitor or {}).get(name)]
+                if not runs:
+                    continue
+                typical = min(runs, key=lambda r: abs(r.value - step.metric.median))
+                points = (typical.monitor or {})[name]
+                ax.plot(
+                    [p[0] for p in points],
+                    [p[1] for p in points],
+                    color=color(index),
+                    marker="o" if len(points) <= 30 else None,
+                    markersize=3,
+                    label=step.name,
+                )
+            ax.set_xlabel("seconds into the run")
+            ax.set_ylabel(name)
+            ax.set_ylim(bottom=0)
+            ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=9)
+        plots.append(
+            Plot(
+                key,
+                f"Monitored every second: {name}",
+                f"The lab's `{name}` query, read every second during each step's run "
+                "nearest its median; the step's facts give its median and maximum over "
+                "all runs.",
+                out[0],
+            )
+        )
+    return plots
