@@ -25,6 +25,7 @@ class RunContext:
     variables: dict[str, str] = field(init=False)
     pooler_port: int | None = None  # where a running pooler listens (target/pooler.py)
     standbys: tuple[Target, ...] = ()  # the primary's hot standbys (target/standby.py)
+    shards: tuple[Target, ...] = ()  # servers the data is spread over (target/shards.py)
 
     def __post_init__(self) -> None:
         self.variables = dataset_variables(self.lab, self.params.scale)
@@ -74,7 +75,8 @@ def dataset_variables(lab: Lab, scale: float) -> dict[str, str]:
     `scale` itself is not one of them: pgbench's built-in scripts read `:scale` as the
     number of branches, and a `--define scale=1` beside a dataset of 2 branches made
     every TPC-B-like transaction update branch 1 (bench/harness_cost.py's lab, whose
-    dataset is 2 branches at --scale 1, queued on one row)."""
+    dataset is 2 branches at --scale 1, queued on one row). A lab with shards also
+    sees `shards`, their number."""
     ds = lab.dataset
     names: dict[str, float] = {"scale": scale}
     if ds.variable:
@@ -82,4 +84,6 @@ def dataset_variables(lab: Lab, scale: float) -> dict[str, str]:
     out = {k: expressions.expand(v, names) for k, v in ds.variables.items()}
     if ds.variable:
         out[ds.variable] = str(ds.size_at(scale))
+    if lab.shards:
+        out["shards"] = str(lab.shards)
     return out

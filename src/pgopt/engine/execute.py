@@ -31,7 +31,7 @@ from ..model.outcomes import ExperimentOutcome, Rerun, RunRecord, SegmentProgres
 from ..monitor import SqlMonitor, series_facts
 from ..observe import Observer
 from ..params import RunParams, select_steps
-from ..target import pooler, standby
+from ..target import pooler, shards, standby
 from ..target.base import Target, first_line
 from ..target.embedded import EmbeddedTarget
 from . import nodes, workloads
@@ -58,7 +58,7 @@ class Experiment:
         self._progress: list[SegmentProgress] = []
         self._reruns: list[Rerun] = []
         self._non_default: dict[str, str] | None = None
-        self._standby_facts: list[dict[str, Any]] = []
+        self._node_facts: dict[str, list[dict[str, Any]]] = {}  # the standbys', the shards'
 
     @property
     def variables(self) -> dict[str, str]:
@@ -87,6 +87,8 @@ class Experiment:
                 unavailable[step.name] = reason
             elif step.standby_settings and self.params.standby_dsns:
                 unavailable[step.name] = standby.NO_SETTINGS
+            if self.lab.shards and (reason := shards.unavailable(self.target)):
+                unavailable[step.name] = reason
         self._plan = plan_steps(self.lab, self.params, self.target.facts(), unavailable)
         for name, reason in self._plan.skipped:
             self.display.message(f"skipping step {name}: {reason}")
@@ -108,18 +110,21 @@ class Experiment:
         steps = [self.lab.step(n) for seg in plan.segments for n in seg.steps]
         self._outcomes = {s.name: StepOutcome(s, self.ctx.settings(s)) for s in steps}
         try:
-            if not all(s.fresh for s in steps):
-                self.setup_dataset()
             with ExitStack() as stack:
+                if self.lab.shards and steps:  # before the dataset, which spreads over them
+                    self.ctx.shards = stack.enter_context(self._shards())
+                    self._node_facts["shards"] = [node.describe() for node in self.ctx.shards]
+                if not all(s.fresh for s in steps):
+                    self.setup_dataset()
                 if any(s.pooler for s in steps):
                     self.ctx.pooler_port = stack.enter_context(self._pooler()).port
                 if self.lab.standbys and steps:
                     self.ctx.standbys = stack.enter_context(self._standbys())
-                    self._standby_facts = [node.describe() for node in self.ctx.standbys]
+                    self._node_facts["standbys"] = [node.describe() for node in self.ctx.standbys]
                 for segment in plan.segments:
                     self._run_segment(segment)
         finally:
-            self.ctx.standbys = ()  # stopped with the stack
+            self.ctx.standbys = self.ctx.shards = ()  # stopped with the stack
             # the dataset dump is only the restore phases' input, and it is big
             (self.ctx.run_dir / workloads.DUMP_FILE).unlink(missing_ok=True)
         compare_same_checks(self.lab, list(self._outcomes.values()))
@@ -141,6 +146,18 @@ class Experiment:
             self.target, self.lab.standbys, self.params.standby_dsns, self.display.message
         )
 
+    def _shards(self) -> AbstractContextManager[tuple[EmbeddedTarget, ...]]:
+        """The lab's shard servers, set up and known to this server as foreign servers."""
+        assert isinstance(self.target, EmbeddedTarget)
+        self.display.message(f"starting {self.lab.shards} shard server(s)")
+        return shards.shards_of(
+            self.target,
+            self.lab.shards,
+            self.lab.shard_setup,
+            self.variables,
+            self.display.message,
+        )
+
     def outcome(self) -> ExperimentOutcome:
         """What has been measured so far: everything after `run`; after an error or an
         interruption, the finished runs of the steps that have any."""
@@ -160,8 +177,7 @@ class Experiment:
 
     def _target_facts(self) -> dict[str, Any]:
         facts = self.target.describe()
-        if self._standby_facts:
-            facts["standbys"] = self._standby_facts
+        facts.update(self._node_facts)
         if self._non_default is not None:
             facts["non_default_settings"] = self._non_default
         return facts

@@ -10,12 +10,14 @@ each node did: its rate, the share of a core its server used, and its CPU per
 transaction of the step.
 
 From those costs comes a model, stated as one: with each node on a machine of its
-own with this machine's cores, and clients elsewhere, a node serves at most
-cores / (its server's CPU per transaction it served); the step's modelled rate is
-the sum over the nodes that served transactions. It assumes the work stays CPU-bound
-and costs per transaction what it cost here, and that replaying the primary's WAL
-costs a standby what it cost here. On one machine the nodes share its cores, so the
-measured rate of several nodes is never their sum on separate machines.
+own with this machine's cores, clients elsewhere, and the step's work shared among
+the nodes as it was here, the node that spends the most CPU per transaction of the
+step saturates first, so the step reaches at most cores / (that node's server CPU
+per step transaction). It assumes the work stays CPU-bound and costs per
+transaction what it cost here (a standby's replay, a shard's share of the
+queries), and that the network between the machines costs nothing. On one machine
+the nodes share its cores, so the measured rate of several nodes is never what
+separate machines would give.
 """
 
 from __future__ import annotations
@@ -45,8 +47,20 @@ class Node:
 
 
 def cluster(ctx: RunContext) -> list[tuple[str, Target]]:
-    """Every node of the run, primary first."""
-    return [("primary", ctx.target), *((f"standby{i}", s) for i, s in enumerate(ctx.standbys, 1))]
+    """Every node of the run, primary (or coordinator) first, then standbys and shards."""
+    standbys = [(f"standby{i}", s) for i, s in enumerate(ctx.standbys, 1)]
+    shards = [(f"shard{i}", s) for i, s in enumerate(ctx.shards, 1)]
+    return [(lab_server_name(ctx), ctx.target), *standbys, *shards]
+
+
+def lab_server_name(ctx: RunContext) -> str:
+    """The lab's own server: the primary of its standbys, the coordinator of its shards."""
+    return "coordinator" if ctx.shards and not ctx.standbys else "primary"
+
+
+def clustered(ctx: RunContext) -> bool:
+    """Whether this run has servers beside the lab's own."""
+    return bool(ctx.standbys or ctx.shards)
 
 
 def share(total: int, parts: int) -> list[int]:
@@ -57,8 +71,9 @@ def share(total: int, parts: int) -> list[int]:
 
 def nodes_for(ctx: RunContext, step: Step) -> list[Node]:
     """The nodes `step` runs its pgbench on, each with its share of the clients."""
-    named = cluster(ctx)
-    chosen = {"primary": named[:1], "standbys": named[1:], "all": named}[step.nodes]
+    primary = [(lab_server_name(ctx), ctx.target)]
+    standbys = [(f"standby{i}", s) for i, s in enumerate(ctx.standbys, 1)]
+    chosen = {"primary": primary, "standbys": standbys, "all": primary + standbys}[step.nodes]
     clients, threads = ctx.clients_threads(step)
     if clients < len(chosen):
         raise LabError(
@@ -93,7 +108,7 @@ def node_facts(
     before, after = cpu
     facts: dict[str, str] = {}
     total = sum(served.values())
-    modelled = 0.0
+    per_tx: dict[str, float] = {}
     for name in before:
         if name in rates:
             facts[f"{name} tx/s"] = f"{rates[name]:.6g}"
@@ -103,12 +118,11 @@ def node_facts(
         used = end - start
         facts[f"{name} server CPU, % of a core"] = f"{100 * used / wall_s:.3g}"
         if total:
-            facts[f"{name} server CPU per step tx, µs"] = f"{1e6 * used / total:.4g}"
-        if served.get(name) and used > 0:
-            modelled += cores * served[name] / used
-    if modelled:
+            per_tx[name] = used / total
+            facts[f"{name} server CPU per step tx, µs"] = f"{1e6 * per_tx[name]:.4g}"
+    if per_tx and len(per_tx) == len(before) and max(per_tx.values()) > 0:
         key = f"model: tx/s with each node on a {cores}-core machine of its own"
-        facts[key] = f"{modelled:.6g}"
+        facts[key] = f"{cores / max(per_tx.values()):.6g}"
     return facts
 
 

@@ -261,7 +261,7 @@ class PgbenchWorkload:
         detailed = is_detailed(self.ctx.params.latencies, record.round)
         expected = self.expected_tps.get(step.name, 0.0)
         with background(self.ctx, step, seconds) as beside:
-            if self.ctx.standbys:
+            if nodes.clustered(self.ctx):
                 result, tps = self._on_nodes(record, raw_name, detailed, expected)
             else:
                 result = pgbench_run(

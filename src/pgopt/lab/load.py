@@ -18,7 +18,7 @@ from .table import Table, file_field, read_toml, sql_text
 
 LAB_FILE = "lab.toml"
 QUICK_REPS = 3  # the fewest rounds that can carry a verdict
-MAX_STANDBYS = 4  # each one a server beside the primary on the same machine
+MAX_NODES = 4  # standbys or shards: each one a server beside the lab's on this machine
 
 
 def load_lab(folder: Path) -> Lab:
@@ -51,7 +51,9 @@ def lab_from_dict(raw: dict[str, Any], folder: Path, *, where: str, name: str = 
     for quick_step in quick.steps:
         if quick_step not in known:
             raise LabError(f"{where}: [quick]: field 'steps': no step {quick_step!r}")
-    standbys = _cluster(Table(top.table("cluster", {}), f"{where}: [cluster]"))
+    standbys, shards, shard_setup = _cluster(
+        Table(top.table("cluster", {}), f"{where}: [cluster]"), folder
+    )
     for step in steps:
         if step.nodes != "primary" and not standbys:
             raise LabError(
@@ -86,6 +88,8 @@ def lab_from_dict(raw: dict[str, Any], folder: Path, *, where: str, name: str = 
         steps=steps,
         checks=checks,
         standbys=standbys,
+        shards=shards,
+        shard_setup=shard_setup,
     )
 
 
@@ -169,13 +173,19 @@ def _reps(t: Table, default: int | None) -> int | None:
     return value
 
 
-def _cluster(t: Table) -> int:
-    """How many hot standbys of the primary the lab needs (none: a single server)."""
+def _cluster(t: Table, folder: Path) -> tuple[int, int, tuple[Path, ...]]:
+    """The servers beside the lab's own: hot standbys of it, and shards its data is
+    spread over (with the SQL files that prepare each shard)."""
     standbys: int = t.integer("standbys", 0, minimum=0)
-    if standbys > MAX_STANDBYS:
-        raise t.fail("standbys", f"at most {MAX_STANDBYS}")
+    shards: int = t.integer("shards", 0, minimum=0)
+    for key, count in (("standbys", standbys), ("shards", shards)):
+        if count > MAX_NODES:
+            raise t.fail(key, f"at most {MAX_NODES}")
+    setup = tuple(file_field(t, "shard_setup", f, folder) for f in t.array("shard_setup", []))
+    if setup and not shards:
+        raise t.fail("shard_setup", "needs shards")
     t.done()
-    return standbys
+    return standbys, shards, setup
 
 
 def _check(t: Table, folder: Path) -> Check:

@@ -159,6 +159,8 @@ class Lab:
     steps: tuple[Step, ...]
     checks: tuple[Check, ...] = field(default=())
     standbys: int = 0  # hot standbys of the primary the lab needs ([cluster])
+    shards: int = 0  # servers its data is spread over through postgres_fdw ([cluster])
+    shard_setup: tuple[Path, ...] = ()  # SQL run on each shard before the dataset
 
     def step(self, name: str) -> Step:
         for s in self.steps:

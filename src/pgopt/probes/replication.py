@@ -10,14 +10,15 @@ showed. Rate: write-then-read pairs per second.
 
 `standby_queries`: readers on the standby run short REPEATABLE READ transactions
 (two reads of the `churn` table, `hold_ms` apart, so each holds a snapshot) while a
-thread on the primary updates those rows and VACUUMs the table in a loop. Without
+thread on the primary updates those rows and VACUUMs the table, then pauses
+(`churn_pause_ms`), in a loop: the pauses let some transactions through, so the
+rate never falls to zero and the share cancelled says how many did not. Without
 hot_standby_feedback, VACUUM removes row versions the standby's snapshots still
 need; when replaying that removal would wait longer than
 max_standby_streaming_delay, the standby cancels the query (SQLSTATE 40001; a
 session caught between statements is ended, and the probe opens another).
-Facts: the share of transactions cancelled, the standby's confl_snapshot count
-(pg_stat_database_conflicts), and how much the table grew on the primary (row
-versions VACUUM had to keep for the standby's snapshots take new pages).
+Facts: the share of transactions cancelled and the standby's confl_snapshot count
+(pg_stat_database_conflicts).
 Rate: standby transactions completed per second.
 """
 
@@ -36,15 +37,16 @@ from . import Probe, ProbeContext, always_available
 
 CONFLICT_WITH_RECOVERY = "40001"  # a query cancelled, or a session ended, by the standby
 VISIBLE_WITHIN_S = 5.0  # a write not on the standby by then is reported, not waited for
+RETRIES = 100  # reads of the standby's own counters, 0.1 s apart
 COUNTER_TABLE = "read_your_writes"
 CHURN_TABLE = "churn"
 
 
 def _connect(target: Target) -> psycopg.Connection[Any]:
-    conn = target.connect()
-    # named as pgbench's sessions are, so the wait sampler watches the primary's
-    conn.execute("select set_config('application_name', %s, false)", [BENCH_APPLICATION])
-    return conn
+    """A session named as pgbench's are (the wait sampler watches the primary's), with
+    no statement run to name it: on a lagging standby any statement may be cancelled."""
+    params = {**target.conninfo(), "application_name": BENCH_APPLICATION}
+    return psycopg.connect(**params, autocommit=True, connect_timeout=10)
 
 
 def _value(conn: psycopg.Connection[Any], query: str) -> int:
@@ -86,24 +88,41 @@ def stale_reads(ctx: ProbeContext) -> float:
     return pairs / elapsed
 
 
-def _churn(target: Target, stop: threading.Event, rows: int, errors_seen: list[str]) -> None:
-    """On the primary until `stop`: update every churn row, then VACUUM the table."""
+def _churn(target: Target, stop: threading.Event, args: tuple[int, float], seen: list[str]) -> None:
+    """On the primary until `stop`: update every churn row, VACUUM the table, pause."""
+    rows, pause_s = args
     try:
         with target.connect() as conn:
             while not stop.is_set():
                 conn.execute(f"update {CHURN_TABLE} set v = v + 1 where id <= %s", [rows])
                 conn.execute(f"vacuum {CHURN_TABLE}")
+                stop.wait(pause_s)
     except psycopg.Error as e:
-        errors_seen.append(str(e).strip().splitlines()[0])
+        seen.append(str(e).strip().splitlines()[0])
+
+
+def _cancelled_by_recovery(e: psycopg.Error, conn: psycopg.Connection[Any]) -> bool:
+    """The standby cancelled the statement, or ended the session (the message may not
+    arrive before the connection closes), to replay the primary's WAL."""
+    return e.sqlstate == CONFLICT_WITH_RECOVERY or conn.closed
 
 
 def _conflicts(standby: Target) -> int:
-    with standby.connect() as conn:
-        return _value(
-            conn,
-            "select confl_snapshot from pg_stat_database_conflicts "
-            "where datname = current_database()",
-        )
+    """The standby's count of queries cancelled for snapshot conflicts. Read after the
+    churn stops, while replay may still be catching up: a query cancelled meanwhile is
+    asked again."""
+    query = (
+        "select confl_snapshot from pg_stat_database_conflicts where datname = current_database()"
+    )
+    for _attempt in range(RETRIES):
+        with standby.connect() as conn:
+            try:
+                return _value(conn, query)
+            except psycopg.Error as e:
+                if not _cancelled_by_recovery(e, conn):
+                    raise
+        time.sleep(0.1)
+    raise psycopg.OperationalError(f"the standby cancelled {RETRIES} reads of its conflicts")
 
 
 def standby_queries(ctx: ProbeContext) -> float:
@@ -111,12 +130,13 @@ def standby_queries(ctx: ProbeContext) -> float:
     what they read; completed transactions per second."""
     hold_s = float(ctx.args.get("hold_ms", 200)) / 1000
     rows = int(ctx.args.get("rows", 10_000))
+    pause_s = float(ctx.args.get("churn_pause_ms", 500)) / 1000
     total = f"select sum(v) from {CHURN_TABLE}"
     standby_target = ctx.standbys[0]
-    conflicts_before, size_before = _conflicts(standby_target), _table_bytes(ctx.target)
+    conflicts_before = _conflicts(standby_target)
     stop, churn_errors = threading.Event(), list[str]()
     churn = threading.Thread(
-        target=_churn, args=(ctx.target, stop, rows, churn_errors), name="pgopt-churn"
+        target=_churn, args=(ctx.target, stop, (rows, pause_s), churn_errors), name="pgopt-churn"
     )
     done = cancelled = 0
     churn.start()
@@ -134,10 +154,10 @@ def standby_queries(ctx: ProbeContext) -> float:
                             standby.execute(total)
                         done += 1
                     except psycopg.Error as e:
-                        if e.sqlstate != CONFLICT_WITH_RECOVERY:
+                        if not _cancelled_by_recovery(e, standby):
                             raise
                         cancelled += 1
-                        if standby.closed:  # terminated between statements: a new session
+                        if standby.closed:  # ended between statements: a new session
                             break
         elapsed = time.perf_counter() - started
     finally:
@@ -150,15 +170,7 @@ def standby_queries(ctx: ProbeContext) -> float:
         f"{100 * cancelled / attempts:.3g}" if attempts else "0"
     )
     ctx.facts["confl_snapshot on the standby"] = str(_conflicts(standby_target) - conflicts_before)
-    ctx.facts["the churned table grew on the primary, kB"] = str(
-        (_table_bytes(ctx.target) - size_before) // 1024
-    )
     return done / elapsed
-
-
-def _table_bytes(primary: Target) -> int:
-    with primary.connect() as conn:
-        return _value(conn, f"select pg_table_size('{CHURN_TABLE}')")
 
 
 PROBES = {
