@@ -57,6 +57,7 @@ def test_builtin_labs_load_each_under_its_folder_name() -> None:
         "queue",
         "replicas",
         "sequence",
+        "shards",
         "smoke",
     }
     assert all(lab.name == lab.path.name for lab in labs)

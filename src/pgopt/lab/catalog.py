@@ -10,9 +10,17 @@ from .spec import Lab
 
 LABS_DIR = Path(__file__).resolve().parent.parent / "labs"
 # The seeds' labs, in seed order (ingest: seed 000's checklist), then beyond one server
-# (replicas: seeds 000 and 003): `lab run all` runs those
-# that are installed.
-DEMO_ORDER = ("login", "ingest", "queue", "batch", "keylookup", "sequence", "replicas")
+# (replicas: seeds 000 and 003; shards: seed 003): `lab run all` runs them in this order.
+DEMO_ORDER = (
+    "login",
+    "ingest",
+    "queue",
+    "batch",
+    "keylookup",
+    "sequence",
+    "replicas",
+    "shards",
+)
 
 
 def builtin_labs() -> list[Lab]:
