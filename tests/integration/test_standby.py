@@ -2,6 +2,7 @@
 the primary writes and leave nothing behind; the replicas lab runs on them, and on a
 user's primary and standby given by --dsn and --standby-dsn."""
 
+import os
 import signal
 import subprocess
 import sys
@@ -127,3 +128,40 @@ def test_ctrl_c_stops_the_primary_and_its_standby(workdir: Path, tmp_path: Path)
     assert proc.returncode != 0
     assert pgopt_processes(str(workdir)) == []
     assert list(workdir.iterdir()) == []
+
+
+def test_a_standby_that_dies_ends_the_run_and_takes_nothing_with_it(
+    workdir: Path, tmp_path: Path
+) -> None:
+    """The standby's postmaster killed during a run on it: the run ends with pgbench's
+    error naming the node, and the primary goes too, folders and all."""
+    argv = [sys.executable, "-m", "pgopt", "lab", "run", "replicas", "--quick", "--reps", "1"]
+    argv += ["--steps", "reads_standby", "--duration", "30", "--workdir", str(workdir)]
+    proc = subprocess.Popen(
+        [*argv, "--out", str(tmp_path / "run")],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 90
+    while len(postmasters := [p for p in pgopt_processes(str(workdir)) if POSTMASTER in p]) < 2:
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            pytest.fail("the standby never started: " + (proc.stderr.read() if proc.stderr else ""))
+        time.sleep(0.2)
+    time.sleep(3)  # into the runs
+    standby_pid = _postmaster_pid(workdir, postmasters, newest=True)
+    os.kill(standby_pid, signal.SIGKILL)
+    _, stderr = proc.communicate(timeout=90)
+    assert proc.returncode != 0
+    assert "pgopt: error:" in stderr and "standby1" in stderr
+    assert pgopt_processes(str(workdir)) == []
+    assert list(workdir.iterdir()) == []
+
+
+def _postmaster_pid(workdir: Path, postmasters: list[str], *, newest: bool) -> int:
+    """The pid of the postmaster whose folder under `workdir` was made last."""
+    folders = sorted(workdir.glob("pgopt-*"), key=lambda p: p.stat().st_ctime)
+    folder = folders[-1] if newest else folders[0]
+    assert any(str(folder) in p for p in postmasters)
+    return int((folder / "data" / "postmaster.pid").read_text().splitlines()[0])

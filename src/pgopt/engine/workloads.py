@@ -21,7 +21,7 @@ from typing import Protocol
 
 from .. import probes
 from ..analysis.noise import contamination
-from ..errors import LabError
+from ..errors import BenchError, LabError
 from ..lab.spec import MetricSource, Phase, PhaseAction, Step
 from ..model.outcomes import RunRecord
 from ..model.pgbench_run import PgbenchResult
@@ -81,14 +81,19 @@ def pgbench_run(
         report_statements=detailed,
     )
     limit = (spec.duration_s * 3 + 120) if spec.duration_s else None
-    result = run_pgbench(
-        ctx.target.binaries.path("pgbench"),
-        spec,
-        node.target.client_env() if node and on_standby else ctx.client_env(step),
-        cwd=script_dir(step.scripts),
-        timeout_s=limit,
-        cancel=cancel,
-    )
+    try:
+        result = run_pgbench(
+            ctx.target.binaries.path("pgbench"),
+            spec,
+            node.target.client_env() if node and on_standby else ctx.client_env(step),
+            cwd=script_dir(step.scripts),
+            timeout_s=limit,
+            cancel=cancel,
+        )
+    except BenchError as e:
+        if node is None:
+            raise
+        raise BenchError(f"on {node.name}: {e}") from e
     if raw_name and node:
         raw_name = f"{raw_name}-{node.name}"
     if raw_name:
