@@ -107,11 +107,13 @@ def test_a_users_standby_given_by_dsn(
         assert "give each with --standby-dsn" in capsys.readouterr().err
 
 
-def test_ctrl_c_stops_the_primary_and_its_standby(workdir: Path, tmp_path: Path) -> None:
+def _start_with_standby(workdir: Path, out: Path, step: str) -> subprocess.Popen[str]:
+    """`pgopt lab run replicas` on one step, in its own process, once its standby
+    runs; Ctrl-C reaches it as from a terminal."""
     argv = [sys.executable, "-m", "pgopt", "lab", "run", "replicas", "--quick", "--reps", "1"]
-    argv += ["--steps", "reads_spread", "--duration", "30", "--workdir", str(workdir)]
+    argv += ["--steps", step, "--duration", "30", "--workdir", str(workdir), "--out", str(out)]
     proc = subprocess.Popen(
-        [*argv, "--out", str(tmp_path / "run")],
+        argv,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
@@ -123,6 +125,11 @@ def test_ctrl_c_stops_the_primary_and_its_standby(workdir: Path, tmp_path: Path)
             proc.kill()
             pytest.fail("the standby never started: " + (proc.stderr.read() if proc.stderr else ""))
         time.sleep(0.2)
+    return proc
+
+
+def test_ctrl_c_stops_the_primary_and_its_standby(workdir: Path, tmp_path: Path) -> None:
+    proc = _start_with_standby(workdir, tmp_path / "run", "reads_spread")
     proc.send_signal(signal.SIGINT)
     proc.communicate(timeout=60)
     assert proc.returncode != 0
@@ -135,33 +142,12 @@ def test_a_standby_that_dies_ends_the_run_and_takes_nothing_with_it(
 ) -> None:
     """The standby's postmaster killed during a run on it: the run ends with pgbench's
     error naming the node, and the primary goes too, folders and all."""
-    argv = [sys.executable, "-m", "pgopt", "lab", "run", "replicas", "--quick", "--reps", "1"]
-    argv += ["--steps", "reads_standby", "--duration", "30", "--workdir", str(workdir)]
-    proc = subprocess.Popen(
-        [*argv, "--out", str(tmp_path / "run")],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    deadline = time.monotonic() + 90
-    while len(postmasters := [p for p in pgopt_processes(str(workdir)) if POSTMASTER in p]) < 2:
-        if time.monotonic() > deadline or proc.poll() is not None:
-            proc.kill()
-            pytest.fail("the standby never started: " + (proc.stderr.read() if proc.stderr else ""))
-        time.sleep(0.2)
+    proc = _start_with_standby(workdir, tmp_path / "run", "reads_standby")
     time.sleep(3)  # into the runs
-    standby_pid = _postmaster_pid(workdir, postmasters, newest=True)
-    os.kill(standby_pid, signal.SIGKILL)
+    standby = max(workdir.glob("pgopt-*"), key=lambda p: p.stat().st_ctime)  # made last
+    os.kill(int((standby / "data" / "postmaster.pid").read_text().split()[0]), signal.SIGKILL)
     _, stderr = proc.communicate(timeout=90)
     assert proc.returncode != 0
     assert "pgopt: error:" in stderr and "standby1" in stderr
     assert pgopt_processes(str(workdir)) == []
     assert list(workdir.iterdir()) == []
-
-
-def _postmaster_pid(workdir: Path, postmasters: list[str], *, newest: bool) -> int:
-    """The pid of the postmaster whose folder under `workdir` was made last."""
-    folders = sorted(workdir.glob("pgopt-*"), key=lambda p: p.stat().st_ctime)
-    folder = folders[-1] if newest else folders[0]
-    assert any(str(folder) in p for p in postmasters)
-    return int((folder / "data" / "postmaster.pid").read_text().splitlines()[0])
