@@ -247,16 +247,33 @@ class PgbenchWorkload:
         warm-up seconds; its rate says how sparsely the measured run should log."""
         seconds, warmup = self._seconds(), self.ctx.warmup_s(self.step)
         self.ctx.display.run_started(self.step, label, seconds + warmup if seconds else None)
-        if seconds and warmup:
-            result = pgbench_run(
-                self.ctx,
-                self.step,
-                seconds=warmup,
-                random_seed=self._seed(record) + 1,  # not the measured run's draws
-                raw_name=None,
-                detailed=False,
+        if not (seconds and warmup):
+            return
+        if nodes.clustered(self.ctx):  # every node the step runs on warms up, together
+            results = nodes.run_together(
+                nodes.nodes_for(self.ctx, self.step),
+                lambda node, cancel: pgbench_run(
+                    self.ctx,
+                    self.step,
+                    seconds=warmup,
+                    random_seed=self._seed(record) + 1,
+                    raw_name=None,
+                    detailed=False,
+                    node=node,
+                    cancel=cancel,
+                ),
             )
-            self.expected_tps[self.step.name] = result.summary.tps
+            self.expected_tps[self.step.name] = sum(r.summary.tps for r in results)
+            return
+        result = pgbench_run(
+            self.ctx,
+            self.step,
+            seconds=warmup,
+            random_seed=self._seed(record) + 1,  # not the measured run's draws
+            raw_name=None,
+            detailed=False,
+        )
+        self.expected_tps[self.step.name] = result.summary.tps
 
     def _seed(self, record: RunRecord) -> int:
         return record.pgbench_seed or self.ctx.params.seed
