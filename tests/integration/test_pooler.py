@@ -14,7 +14,7 @@ from pgopt.cli import main
 from pgopt.store import load_document
 from pgopt.target import pooler
 from pgopt.target.base import Target
-from pgopt.target.embedded import reap_stale
+from pgopt.target.reaping import reap_stale
 
 from .conftest import pgopt_processes
 

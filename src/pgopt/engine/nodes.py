@@ -71,9 +71,13 @@ def share(total: int, parts: int) -> list[int]:
 
 def nodes_for(ctx: RunContext, step: Step) -> list[Node]:
     """The nodes `step` runs its pgbench on, each with its share of the clients."""
-    primary = [(lab_server_name(ctx), ctx.target)]
-    standbys = [(f"standby{i}", s) for i, s in enumerate(ctx.standbys, 1)]
-    chosen = {"primary": primary, "standbys": standbys, "all": primary + standbys}[step.nodes]
+    lab_server, *others = cluster(ctx)
+    standbys = [(name, target) for name, target in others if target in ctx.standbys]
+    chosen = {
+        "primary": [lab_server],
+        "standbys": standbys,
+        "all": [lab_server, *standbys],
+    }[step.nodes]
     clients, threads = ctx.clients_threads(step)
     if clients < len(chosen):
         raise LabError(

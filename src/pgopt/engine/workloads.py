@@ -249,76 +249,82 @@ class PgbenchWorkload:
         self.ctx.display.run_started(self.step, label, seconds + warmup if seconds else None)
         if not (seconds and warmup):
             return
-        if nodes.clustered(self.ctx):  # every node the step runs on warms up, together
-            results = nodes.run_together(
-                nodes.nodes_for(self.ctx, self.step),
-                lambda node, cancel: pgbench_run(
-                    self.ctx,
-                    self.step,
-                    seconds=warmup,
-                    random_seed=self._seed(record) + 1,
-                    raw_name=None,
-                    detailed=False,
-                    node=node,
-                    cancel=cancel,
-                ),
-            )
-            self.expected_tps[self.step.name] = sum(r.summary.tps for r in results)
-            return
-        result = pgbench_run(
-            self.ctx,
-            self.step,
+        runs = self._pgbench(
             seconds=warmup,
-            random_seed=self._seed(record) + 1,  # not the measured run's draws
+            seed=self._seed(record) + 1,  # not the measured run's draws
             raw_name=None,
             detailed=False,
+            expected=0.0,
         )
-        self.expected_tps[self.step.name] = result.summary.tps
+        self.expected_tps[self.step.name] = sum(r.summary.tps for _, r in runs)
 
     def _seed(self, record: RunRecord) -> int:
         return record.pgbench_seed or self.ctx.params.seed
 
     def run(self, record: RunRecord, observer: Observer, label: str, raw_name: str) -> None:
+        """The measured run; in a cluster lab, each node's rate and server CPU become
+        the run's facts (engine/nodes.py)."""
         step, seconds = self.step, self._seconds()
         detailed = is_detailed(self.ctx.params.latencies, record.round)
-        expected = self.expected_tps.get(step.name, 0.0)
+        clustered = nodes.clustered(self.ctx)
+        before = nodes.cpu_readings(self.ctx) if clustered else {}
+        started = time.monotonic()
         with background(self.ctx, step, seconds) as beside:
-            if nodes.clustered(self.ctx):
-                result, tps = self._on_nodes(record, raw_name, detailed, expected)
-            else:
-                result = pgbench_run(
-                    self.ctx,
-                    step,
-                    seconds=seconds,
-                    random_seed=self._seed(record),
-                    raw_name=raw_name,
-                    detailed=detailed,
-                    expected_tps=expected,
-                )
-                tps = result.summary.tps
+            runs = self._pgbench(
+                seconds=seconds,
+                seed=self._seed(record),
+                raw_name=raw_name,
+                detailed=detailed,
+                expected=self.expected_tps.get(step.name, 0.0),
+            )
+        wall = time.monotonic() - started
+        result, tps = runs[0][1], sum(r.summary.tps for _, r in runs)
+        if clustered:
+            by_node = {n.name: r.summary for n, r in runs if n is not None}
+            record.facts = nodes.node_facts(
+                (before, nodes.cpu_readings(self.ctx)),
+                {name: summary.transactions for name, summary in by_node.items()},
+                {name: summary.tps for name, summary in by_node.items()},
+                wall,
+                self.ctx.params.cpus,
+            )
         self.expected_tps[step.name] = tps
         record.tps, record.pgbench, record.detailed = tps, result, detailed
         record.background = beside.result
         if seconds is not None:
             record.contamination = contamination(trusted_rates(result.log))
 
-    def _on_nodes(
-        self, record: RunRecord, raw_name: str, detailed: bool, expected: float
-    ) -> tuple[PgbenchResult, float]:
-        """The run on its nodes of the cluster, together; the first node's pgbench
-        result (its latencies and seconds), the summed rate, and each node's figures
-        as the run's facts."""
+    def _pgbench(
+        self,
+        *,
+        seconds: int | None,
+        seed: int,
+        raw_name: str | None,
+        detailed: bool,
+        expected: float,
+    ) -> list[tuple[Node | None, PgbenchResult]]:
+        """The step's pgbench run; in a cluster lab, one per node it runs on, all at
+        once, each drawing its own keys. The first run's log gives the latencies and
+        the per-second series."""
+        if not nodes.clustered(self.ctx):
+            run = pgbench_run(
+                self.ctx,
+                self.step,
+                seconds=seconds,
+                random_seed=seed,
+                raw_name=raw_name,
+                detailed=detailed,
+                expected_tps=expected,
+            )
+            return [(None, run)]
         chosen = nodes.nodes_for(self.ctx, self.step)
-        order = {node.name: i for i, node in enumerate(chosen)}  # each node draws its own keys
-        before = nodes.cpu_readings(self.ctx)
-        started = time.monotonic()
         results = nodes.run_together(
             chosen,
             lambda node, cancel: pgbench_run(
                 self.ctx,
                 self.step,
-                seconds=self._seconds(),
-                random_seed=self._seed(record) + NODE_SEED_STEP * order[node.name],
+                seconds=seconds,
+                random_seed=seed + NODE_SEED_STEP * chosen.index(node),
                 raw_name=raw_name,
                 detailed=detailed,
                 expected_tps=expected / len(chosen),
@@ -326,17 +332,7 @@ class PgbenchWorkload:
                 cancel=cancel,
             ),
         )
-        wall = time.monotonic() - started
-        after = nodes.cpu_readings(self.ctx)
-        served = {n.name: r.summary for n, r in zip(chosen, results, strict=True)}
-        record.facts = nodes.node_facts(
-            (before, after),
-            {name: summary.transactions for name, summary in served.items()},
-            {name: summary.tps for name, summary in served.items()},
-            wall,
-            self.ctx.params.cpus,
-        )
-        return results[0], sum(r.summary.tps for r in results)
+        return list(zip(chosen, results, strict=True))
 
 
 def is_detailed(latencies: str, round_number: int) -> bool:

@@ -30,6 +30,7 @@ from ..machine import filesystem_type
 from ..processes import stop
 from .base import LAB_COMMENT, LAB_DATABASE, Target, first_line
 from .cpu import process_cpu_s, tree_cpu_s
+from .reaping import OWNER_FILE, PREFIX, reap_stale
 from .runas import ServerUser, can_enter, reachable_binaries, server_user
 from .settings import SettingChange
 
@@ -41,8 +42,6 @@ SERVER_ESCALATION = (
     (signal.SIGQUIT, 10.0),
     (signal.SIGKILL, 10.0),
 )
-OWNER_FILE = "owner.pid"
-PREFIX = "pgopt-"
 
 
 def default_workdir_base() -> Path:
@@ -357,48 +356,3 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
-
-
-def reap_stale(base: Path) -> list[Path]:
-    """Stop and remove servers whose pgopt process died without cleaning up."""
-    reaped: list[Path] = []
-    for root in base.glob(PREFIX + "*"):
-        owner = root / OWNER_FILE
-        try:
-            pid = int(owner.read_text().strip())
-        except (OSError, ValueError):
-            continue
-        if _alive(pid):
-            continue
-        # the pooler first (target/pooler.py keeps its pid file there), then the server
-        _kill_stale(root / "pgbouncer" / "pgbouncer.pid", b"pgbouncer", root, signal.SIGTERM)
-        _kill_stale(root / "data" / "postmaster.pid", b"postgres", root, signal.SIGQUIT)
-        shutil.rmtree(root, ignore_errors=True)
-        reaped.append(root)
-    return reaped
-
-
-def _kill_stale(pidfile: Path, program: bytes, root: Path, sig: int) -> None:
-    """Signal the process a pid file names, if it is `program` run from under `root`,
-    and wait up to 5 s for it to go."""
-    try:
-        pid = int(pidfile.read_text().splitlines()[0])
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-        if program in cmdline and str(root).encode() in cmdline:
-            os.kill(pid, sig)
-        for _ in range(100):
-            if not _alive(pid):
-                break
-            time.sleep(0.05)
-    except (OSError, ValueError, IndexError):
-        pass
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True

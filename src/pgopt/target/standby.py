@@ -84,9 +84,6 @@ class EmbeddedStandby(EmbeddedTarget):
         """A standby has the primary's databases: wait until it has replayed up to now."""
         wait_for_replay(self.primary, self, CATCH_UP_TIMEOUT_S)
 
-    def settle(self) -> None:
-        """A standby writes nothing of its own: nothing to settle."""
-
     def _teardown(self) -> None:
         try:
             super()._teardown()
