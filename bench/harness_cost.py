@@ -1,14 +1,19 @@
 """Harness cost: what measuring with pgopt costs the workload it measures.
 
 One throwaway server; pgbench's TPC-B-like script (`--workload tpcb`, the server
-busy) or select-only (`--workload select`, the client busy), 2 clients, 2 threads,
-at `--scale` 2 (pgbench's own rule: at least one branch per client; at scale 1
-every TPC-B-like transaction queues on the one branch row, which makes a run's
-rate hang on how the two cores happen to wake the two backends). Each round runs
-every arm once, in an order drawn at random per round, each after a CHECKPOINT
-(TPC-B-like on freshly created pgbench tables; select-only changes nothing, so
-its tables serve every run) and a one-second pgbench warm-up of its own, as pgopt
-warms up, for the same `-T`:
+busy) or select-only (`--workload select`, the client busy), 2 clients, 2 threads.
+`--scale` is 10 for TPC-B-like and 2 for select-only by default: at scale 2 the two
+TPC-B-like clients update the same branch row in half their transactions, and
+whether the one that waits is woken at once depends on how the two cores are
+shared (16 rounds of plain pgbench against itself: the paired ratio varied by 15%
+a round at scale 2, by 7.8% at scale 10). Each round runs every arm once, in an
+order drawn at random per round, every arm in the same order of events, the one
+pgopt follows on a server it reaches by `--dsn`: a CHECKPOINT, then the pgbench
+tables made afresh (TPC-B-like; select-only changes nothing, so its tables serve
+every run), a one-second pgbench warm-up, the run, and the tables dropped (as
+pgopt drops its database), so that no arm's run meets a checkpoint or an
+autovacuum worker left over from another arm's run, and no arm's first changes
+after a checkpoint log full pages the other's do not:
 
 - `plain`: pgbench alone, no progress, no log, no per-statement report;
 - `pgopt_flags`: + `-r -l --sampling-rate`, the flags pgopt runs pgbench with
@@ -21,8 +26,10 @@ warms up, for the same `-T`:
   `-P 10` (which part costs, and whether it is the reports or the timing);
 - `log_sparse`: `-l` sampled to about SPARSE_LINES_PER_S lines a second, whatever the
   rate (whether the log costs per transaction or per line written);
-- `unsettled`: plain pgbench without the CHECKPOINT before it, as pgopt runs over
-  `--dsn` (it settles only a server it owns);
+- `unsettled`: plain pgbench without the CHECKPOINT before it (what the CHECKPOINT
+  changes);
+- `fresh_database`: plain pgbench in a database created for the run and dropped
+  after it, as pgopt's `pgopt_lab` over `--dsn`;
 - `one_branch`: `--define scale=1`, what pgopt passed before issue 23 whatever the
   dataset: pgbench's TPC-B-like script then updates branch 1 only;
 - `pgopt`: `pgopt lab run` as it runs every round after the first: a quiet
@@ -87,10 +94,13 @@ FLAGS = {
     "progress_10": ["-P", "10"],
     "one_branch": ["--define", "scale=1"],
     "unsettled": [],
+    "fresh_database": [],
 }
 ARMS = (*FLAGS, "pgopt_no_sampler", "pgopt_detailed", "pgopt")
 GOAL = 0.98
 CPU_FIELDS = ("ru_utime", "ru_stime")
+PGBENCH_TABLES = ("pgbench_history", "pgbench_tellers", "pgbench_accounts", "pgbench_branches")
+DEFAULT_SCALE = {"tpcb": 10, "select": 2}
 FAMILY_ALPHA = 0.05
 FIRST_LOOK = 8
 WARMUP_S = 1
@@ -160,31 +170,41 @@ class Bench:
         self.observer: list[dict[str, Any]] = []
 
     def run(self, arm: str, seed: int) -> Measured:
+        psql = Psql(self.binaries, self.env)
+        if arm != "unsettled":
+            psql.run("checkpoint", {}, what="checkpoint")
         if arm.startswith("pgopt"):
             return self._pgopt(arm, seed)
-        psql = Psql(self.binaries, self.env)
-        if self.script != "select-only" or not self.tables_made:
-            # select-only changes nothing: its tables serve every run as made
+        fresh_database = arm == "fresh_database"
+        if fresh_database:
+            psql.run("create database fresh", {}, what="create")  # as pgopt's pgopt_lab
+        env = {**self.env, "PGDATABASE": "fresh"} if fresh_database else self.env
+        in_database = Psql(self.binaries, env)
+        # select-only's tables serve every run
+        fresh_tables = self.script != "select-only" or fresh_database
+        if fresh_tables or not self.tables_made:
             scale = {"scale_factor": str(self.args.scale)}
-            psql.run_file(self.lab / "pgbench_tables.sql", scale, what="setup")
+            in_database.run_file(self.lab / "pgbench_tables.sql", scale, what="setup")
             self.tables_made = True
-        if arm != "unsettled":
-            psql.run("checkpoint", {}, what="checkpoint")  # as pgopt does on its own server
         rate = self.sparse_rate if arm == "log_sparse" else self.sampling_rate
         extra = FLAGS[arm] + ([f"--sampling-rate={rate:.4g}"] if "-l" in FLAGS[arm] else [])
         args = [str(self.binaries.path("pgbench")), "-n", "-b", self.script, "-c", "2", "-j", "2"]
         warmup = [*args, "-T", str(WARMUP_S), f"--random-seed={seed + 1}"]
-        subprocess.run(warmup, env=self.env, capture_output=True, check=True)
+        subprocess.run(warmup, env=env, capture_output=True, check=True)
         args += ["-T", str(self.args.duration), f"--random-seed={seed}", *extra]
         log_dir = Path(tempfile.mkdtemp(prefix="pgopt-harness-log-"))
         server_before = self.server.server_cpu_s()
         client_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         try:
-            proc = subprocess.run(args, env=self.env, capture_output=True, text=True, cwd=log_dir)
+            proc = subprocess.run(args, env=env, capture_output=True, text=True, cwd=log_dir)
         finally:
             shutil.rmtree(log_dir, ignore_errors=True)
         client_after = resource.getrusage(resource.RUSAGE_CHILDREN)
         server_after = self.server.server_cpu_s()
+        if fresh_database:
+            psql.run("drop database fresh", {}, what="drop")
+        elif fresh_tables:
+            psql.run(f"drop table {', '.join(PGBENCH_TABLES)}", {}, what="drop")
         if proc.returncode != 0:
             raise SystemExit(f"pgbench failed: {proc.stderr}")
         tps = re.search(r"tps = ([0-9.]+)", proc.stdout)
@@ -224,7 +244,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--workload", choices=sorted(SCRIPTS), default="tpcb")
     parser.add_argument("--duration", type=int, default=10)
-    parser.add_argument("--scale", type=int, default=2)
+    parser.add_argument("--scale", type=int, help="10 for tpcb, 2 for select")
     parser.add_argument("--max-rounds", type=int, default=64)
     parser.add_argument("--arms", default=",".join(ARMS))
     parser.add_argument("--seed", type=int, default=1)
@@ -237,6 +257,7 @@ def main() -> None:
     )
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
+    args.scale = args.scale or DEFAULT_SCALE[args.workload]
     arms = tuple(a for a in args.arms.split(",") if a)
     if "plain" not in arms or not set(arms) <= set(ARMS):
         raise SystemExit(f"--arms: plain, and any of {', '.join(ARMS)}")
