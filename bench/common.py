@@ -15,6 +15,12 @@ from pgopt.model.result import LabResult
 from pgopt.store import load_result
 from pgopt.target.embedded import EmbeddedTarget
 
+SMOKE = Path(__file__).resolve().parent.parent / "src/pgopt/labs/smoke"  # pgbench's tables
+SCRIPTS = {"tpcb": "tpcb-like", "select": "select-only"}  # --workload: pgbench's builtin
+# at scale 2 the two TPC-B-like clients update the same branch row in half their
+# transactions (plain pgbench against itself, 16 rounds: 15% a round; 7.8% at 10)
+DEFAULT_SCALE = {"tpcb": 10, "select": 2}
+
 
 def stop_cleanly_on_signals() -> None:
     """SIGTERM and SIGINT (which a background job ignores by default) end a bench as

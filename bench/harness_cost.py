@@ -71,7 +71,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from common import pgopt_run, server_dsn, stop_cleanly_on_signals
+from common import DEFAULT_SCALE, SCRIPTS, SMOKE, pgopt_run, server_dsn, stop_cleanly_on_signals
 from scipy import stats
 
 from pgopt.analysis.verdicts import paired
@@ -80,8 +80,6 @@ from pgopt.engine.plan import draw_rounds
 from pgopt.psql import Psql
 from pgopt.target.embedded import EmbeddedTarget
 
-SMOKE = Path(__file__).resolve().parent.parent / "src/pgopt/labs/smoke"
-SCRIPTS = {"tpcb": "tpcb-like", "select": "select-only"}
 FLAGS = {
     "plain": [],
     "pgopt_flags": ["-r", "-l"],
@@ -100,7 +98,6 @@ ARMS = (*FLAGS, "pgopt_no_sampler", "pgopt_detailed", "pgopt")
 GOAL = 0.98
 CPU_FIELDS = ("ru_utime", "ru_stime")
 PGBENCH_TABLES = ("pgbench_history", "pgbench_tellers", "pgbench_accounts", "pgbench_branches")
-DEFAULT_SCALE = {"tpcb": 10, "select": 2}
 FAMILY_ALPHA = 0.05
 FIRST_LOOK = 8
 WARMUP_S = 1

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from common import stop_cleanly_on_signals
+from common import DEFAULT_SCALE, SCRIPTS, SMOKE, stop_cleanly_on_signals
 from scipy import stats
 
 from pgopt.analysis.verdicts import paired
@@ -58,9 +58,6 @@ from pgopt.sampler import BENCH_APPLICATION, LAB_SCOPE, WaitSampler, interval_fo
 from pgopt.target.base import LAB_DATABASE
 from pgopt.target.embedded import EmbeddedTarget
 
-SMOKE = Path(__file__).resolve().parent.parent / "src/pgopt/labs/smoke"
-SCRIPTS = {"tpcb": "tpcb-like", "select": "select-only"}
-DEFAULT_SCALE = {"tpcb": 10, "select": 2}  # as harness_cost.py, and why there
 WARMUP_S = 5
 LAB_RUN_S = 20  # the labs' run length: the sampler's rate is the one such a run gets
 GOAL = 0.98
