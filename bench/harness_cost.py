@@ -1,19 +1,13 @@
 """Harness cost: what measuring with pgopt costs the workload it measures.
 
 One throwaway server; pgbench's TPC-B-like script (`--workload tpcb`, the server
-busy) or select-only (`--workload select`, the client busy), 2 clients, 2 threads.
-`--scale` is 10 for TPC-B-like and 2 for select-only by default: at scale 2 the two
-TPC-B-like clients update the same branch row in half their transactions, and
-whether the one that waits is woken at once depends on how the two cores are
-shared (16 rounds of plain pgbench against itself: the paired ratio varied by 15%
-a round at scale 2, by 7.8% at scale 10). Each round runs every arm once, in an
-order drawn at random per round, every arm in the same order of events, the one
-pgopt follows on a server it reaches by `--dsn`: a CHECKPOINT, then the pgbench
-tables made afresh (TPC-B-like; select-only changes nothing, so its tables serve
-every run), a one-second pgbench warm-up, the run, and the tables dropped (as
-pgopt drops its database), so that no arm's run meets a checkpoint or an
-autovacuum worker left over from another arm's run, and no arm's first changes
-after a checkpoint log full pages the other's do not:
+busy) or select-only (`--workload select`, the client busy), 2 clients, 2 threads,
+at `--scale` 10 and 2 by default (common.DEFAULT_SCALE says why). Each round runs
+every arm once, in an order drawn at random per round, each in the order of events
+pgopt follows over `--dsn`: a CHECKPOINT, the pgbench tables made afresh
+(TPC-B-like; select-only's serve every run), a 1-s pgbench warm-up, the run, the
+tables dropped. So no arm meets another's leftover checkpoint or autovacuum work,
+and every arm's first changes after its checkpoint log the same full pages:
 
 - `plain`: pgbench alone, no progress, no log, no per-statement report;
 - `pgopt_flags`: + `-r -l --sampling-rate`, the flags pgopt runs pgbench with
