@@ -33,6 +33,15 @@ def stop_cleanly_on_signals() -> None:
         signal.signal(sig, interrupt)
 
 
+def apply_settings(server: EmbeddedTarget, settings: list[str]) -> None:
+    """`--setting NAME=VALUE`s, with ALTER SYSTEM and a reload, for every run after."""
+    with server.connect("postgres") as conn:
+        for item in settings:
+            name, _, value = item.partition("=")
+            conn.execute(f"alter system set {name} = '{value}'")
+        conn.execute("select pg_reload_conf()")
+
+
 def server_dsn(server: EmbeddedTarget) -> str:
     """The server's unix socket, as plain pgbench uses it: TCP would cost pgopt's side
     alone (about 15% of select-only tps here)."""

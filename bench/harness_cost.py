@@ -65,7 +65,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from common import DEFAULT_SCALE, SCRIPTS, SMOKE, pgopt_run, server_dsn, stop_cleanly_on_signals
+from common import (
+    DEFAULT_SCALE,
+    SCRIPTS,
+    SMOKE,
+    apply_settings,
+    pgopt_run,
+    server_dsn,
+    stop_cleanly_on_signals,
+)
 from scipy import stats
 
 from pgopt.analysis.verdicts import paired
@@ -176,7 +184,7 @@ class Bench:
         if fresh_tables or not self.tables_made:
             scale = {"scale_factor": str(self.args.scale)}
             in_database.run_file(self.lab / "pgbench_tables.sql", scale, what="setup")
-            self.tables_made = True
+            self.tables_made = self.tables_made or not fresh_database  # plain's tables
         rate = self.sparse_rate if arm == "log_sparse" else self.sampling_rate
         extra = FLAGS[arm] + ([f"--sampling-rate={rate:.4g}"] if "-l" in FLAGS[arm] else [])
         args = [str(self.binaries.path("pgbench")), "-n", "-b", self.script, "-c", "2", "-j", "2"]
@@ -261,10 +269,7 @@ def main() -> None:
     with EmbeddedTarget(binaries) as server:
         with server.connect("postgres") as conn:
             conn.execute("create database plain")
-            for item in args.setting:
-                name, _, value = item.partition("=")
-                conn.execute(f"alter system set {name} = '{value}'")
-            conn.execute("select pg_reload_conf()")
+        apply_settings(server, args.setting)
         bench = Bench(server, binaries, args)
         try:
             decision = _run_rounds(bench, arms, runs, (orders, disturbed), (planned_looks, level))

@@ -48,7 +48,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from common import DEFAULT_SCALE, SCRIPTS, SMOKE, stop_cleanly_on_signals
+from common import DEFAULT_SCALE, SCRIPTS, SMOKE, apply_settings, stop_cleanly_on_signals
 from scipy import stats
 
 from pgopt.analysis.verdicts import paired
@@ -122,11 +122,7 @@ def main() -> None:
     rng = random.Random(args.seed)
     orders = [rng.random() < 0.5 for _ in range(args.pairs)]  # True: sampler first
     with EmbeddedTarget(binaries) as server:
-        with server.connect("postgres") as conn:  # the server made LAB_DATABASE
-            for item in args.setting:
-                name, _, value = item.partition("=")
-                conn.execute(f"alter system set {name} = '{value}'")
-            conn.execute("select pg_reload_conf()")
+        apply_settings(server, args.setting)  # the server made LAB_DATABASE
         env = {**server.client_env(), "PGDATABASE": LAB_DATABASE, "PGAPPNAME": BENCH_APPLICATION}
         psql = Psql(binaries, env)
         psql.run_file(SMOKE / "pgbench_tables.sql", {"scale_factor": str(scale)}, what="setup")
