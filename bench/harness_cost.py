@@ -4,10 +4,11 @@ One throwaway server; pgbench's TPC-B-like script (`--workload tpcb`, the server
 busy) or select-only (`--workload select`, the client busy), 2 clients, 2 threads,
 at `--scale` 10 and 2 by default (common.DEFAULT_SCALE says why). Each round runs
 every arm once, in an order drawn at random per round, each in the order of events
-pgopt follows over `--dsn`: a CHECKPOINT, the pgbench tables made afresh
-(TPC-B-like; select-only's serve every run), a 1-s pgbench warm-up, the run, the
-tables dropped. So no arm meets another's leftover checkpoint or autovacuum work,
-and every arm's first changes after its checkpoint log the same full pages:
+pgopt follows over `--dsn`: the pgbench tables made afresh (TPC-B-like;
+select-only's serve every run), a CHECKPOINT (pgopt's settle()), a 1-s pgbench
+warm-up, the run, the tables dropped. So no arm meets another's leftover dirty
+pages or autovacuum work, and every arm's first change to each page after its
+CHECKPOINT logs a full-page image, as in pgopt's runs:
 
 - `plain`: pgbench alone, no progress, no log, no per-statement report;
 - `pgopt_flags`: + `-r -l --sampling-rate`, the flags pgopt runs pgbench with
@@ -20,8 +21,8 @@ and every arm's first changes after its checkpoint log the same full pages:
   `-P 10` (which part costs, and whether it is the reports or the timing);
 - `log_sparse`: `-l` sampled to about SPARSE_LINES_PER_S lines a second, whatever the
   rate (whether the log costs per transaction or per line written);
-- `unsettled`: plain pgbench without the CHECKPOINT before it (what the CHECKPOINT
-  changes);
+- `unsettled`: plain pgbench without the CHECKPOINT before its warm-up (what the
+  CHECKPOINT changes);
 - `fresh_database`: plain pgbench in a database created for the run and dropped
   after it, as pgopt's `pgopt_lab` over `--dsn`;
 - `one_branch`: `--define scale=1`, what pgopt passed before issue 23 whatever the
@@ -169,11 +170,9 @@ class Bench:
         self.observer: list[dict[str, Any]] = []
 
     def run(self, arm: str, seed: int) -> Measured:
-        psql = Psql(self.binaries, self.env)
-        if arm != "unsettled":
-            psql.run("checkpoint", {}, what="checkpoint")
         if arm.startswith("pgopt"):
-            return self._pgopt(arm, seed)
+            return self._pgopt(arm, seed)  # pgopt makes its tables, then a CHECKPOINT
+        psql = Psql(self.binaries, self.env)
         fresh_database = arm == "fresh_database"
         if fresh_database:
             psql.run("create database fresh", {}, what="create")  # as pgopt's pgopt_lab
@@ -185,6 +184,8 @@ class Bench:
             scale = {"scale_factor": str(self.args.scale)}
             in_database.run_file(self.lab / "pgbench_tables.sql", scale, what="setup")
             self.tables_made = self.tables_made or not fresh_database  # plain's tables
+        if arm != "unsettled":  # as pgopt's settle(): the tables' pages written out
+            psql.run("checkpoint", {}, what="checkpoint")
         rate = self.sparse_rate if arm == "log_sparse" else self.sampling_rate
         extra = FLAGS[arm] + ([f"--sampling-rate={rate:.4g}"] if "-l" in FLAGS[arm] else [])
         args = [str(self.binaries.path("pgbench")), "-n", "-b", self.script, "-c", "2", "-j", "2"]
