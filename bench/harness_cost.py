@@ -25,6 +25,9 @@ CHECKPOINT logs a full-page image, as in pgopt's runs:
   CHECKPOINT changes);
 - `fresh_database`: plain pgbench in a database created for the run and dropped
   after it, as pgopt's `pgopt_lab` over `--dsn`;
+- `argv_as_pgopt`: the same, with pgbench's command line and environment as pgopt
+  writes them (`--protocol simple`, `-b script@1`, `--define scale_factor=N`,
+  PGAPPNAME=pgopt), pgopt's process absent;
 - `one_branch`: `--define scale=1`, what pgopt passed before issue 23 whatever the
   dataset: pgbench's TPC-B-like script then updates branch 1 only;
 - `pgopt`: `pgopt lab run` as it runs every round after the first: a quiet
@@ -96,7 +99,9 @@ FLAGS = {
     "one_branch": ["--define", "scale=1"],
     "unsettled": [],
     "fresh_database": [],
+    "argv_as_pgopt": ["--protocol", "simple"],
 }
+FRESH_DATABASE = ("fresh_database", "argv_as_pgopt")
 ARMS = (*FLAGS, "pgopt_no_sampler", "pgopt_detailed", "pgopt")
 GOAL = 0.98
 CPU_FIELDS = ("ru_utime", "ru_stime")
@@ -173,10 +178,13 @@ class Bench:
         if arm.startswith("pgopt"):
             return self._pgopt(arm, seed)  # pgopt makes its tables, then a CHECKPOINT
         psql = Psql(self.binaries, self.env)
-        fresh_database = arm == "fresh_database"
+        fresh_database = arm in FRESH_DATABASE
         if fresh_database:
             psql.run("create database fresh", {}, what="create")  # as pgopt's pgopt_lab
         env = {**self.env, "PGDATABASE": "fresh"} if fresh_database else self.env
+        script = self.script
+        if arm == "argv_as_pgopt":  # pgbench's command line and environment as pgopt's
+            env, script = {**env, "PGAPPNAME": "pgopt"}, f"{script}@1"
         in_database = Psql(self.binaries, env)
         # select-only's tables serve every run
         fresh_tables = self.script != "select-only" or fresh_database
@@ -188,7 +196,9 @@ class Bench:
             psql.run("checkpoint", {}, what="checkpoint")
         rate = self.sparse_rate if arm == "log_sparse" else self.sampling_rate
         extra = FLAGS[arm] + ([f"--sampling-rate={rate:.4g}"] if "-l" in FLAGS[arm] else [])
-        args = [str(self.binaries.path("pgbench")), "-n", "-b", self.script, "-c", "2", "-j", "2"]
+        if arm == "argv_as_pgopt":
+            extra += ["--define", f"scale_factor={self.args.scale}"]
+        args = [str(self.binaries.path("pgbench")), "-n", "-b", script, "-c", "2", "-j", "2"]
         warmup = [*args, "-T", str(WARMUP_S), f"--random-seed={seed + 1}"]
         subprocess.run(warmup, env=env, capture_output=True, check=True)
         args += ["-T", str(self.args.duration), f"--random-seed={seed}", *extra]
