@@ -408,11 +408,15 @@ def _summary(
     if observer:
         wall = sum(o["wall_s"] for o in observer)
         client = sum(o.get("sampler_client_cpu_s", 0) for o in observer)
-        backend = sum(o.get("sampler_server_cpu_s") or 0 for o in observer)
+        # None over --dsn: pgopt reads a backend's CPU only on a server it started
+        read = [
+            o["sampler_server_cpu_s"] for o in observer if o.get("sampler_server_cpu_s") is not None
+        ]
+        backend = sum(read) / wall if read else None
         out["sampler_core_share"] = {
             "thread": round(client / wall, 5),
-            "backend": round(backend / wall, 5),
-            "total": round((client + backend) / wall, 5),
+            "backend": None if backend is None else round(backend, 5),
+            "total": None if backend is None else round(client / wall + backend, 5),
         }
         pgbench_wall = sum(o["pgbench_wall_s"] for o in observer)
         out["pgopt_core_share"] = round(sum(o["pgopt_cpu_s"] for o in observer) / pgbench_wall, 5)
