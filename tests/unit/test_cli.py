@@ -1,5 +1,6 @@
 """Bad input gets one line `pgopt: error: ...` and exit code 2, never a traceback."""
 
+import signal
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,16 @@ def test_dry_run_prints_the_plan_and_starts_nothing(
     # the same seed draws the same plan
     assert main(["lab", "run", "smoke", "--dry-run", "--reps", "3", "--seed", "7"]) == 0
     assert capsys.readouterr().out == out
+
+
+def test_main_puts_back_the_signal_handlers_it_found(capsys: pytest.CaptureFixture[str]) -> None:
+    """SIGTERM and SIGHUP unwind pgopt while it runs; a caller in the same process
+    (pytest here) gets its own handlers back when main returns."""
+    mine = {sig: signal.signal(sig, signal.SIG_IGN) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        assert main(["--version"]) == 0
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_IGN
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+    finally:
+        for sig, handler in mine.items():
+            signal.signal(sig, handler)

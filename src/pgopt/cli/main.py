@@ -18,18 +18,27 @@ import click
 from ..errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Interrupted, PgoptError
 from .app import cli, err, print_error
 
+INTERRUPTING = (signal.SIGTERM, signal.SIGHUP)
 
-def _install_signal_handlers() -> None:
-    def raise_interrupted(signum: int, _frame: FrameType | None) -> None:
-        raise Interrupted(signal.Signals(signum).name)
 
-    for sig in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, raise_interrupted)
+def _raise_interrupted(signum: int, _frame: FrameType | None) -> None:
+    raise Interrupted(signal.Signals(signum).name)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI with `argv`; return the exit code (tests call this directly)."""
-    _install_signal_handlers()
+    """Run the CLI with `argv`; return the exit code (tests call this directly).
+    SIGTERM and SIGHUP unwind it as Ctrl-C does, so that what pgopt started is
+    stopped and removed; the handlers found are put back on return, so a caller
+    in the same process (a test runner) keeps its own."""
+    previous = {sig: signal.signal(sig, _raise_interrupted) for sig in INTERRUPTING}
+    try:
+        return _run(argv)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _run(argv: Sequence[str] | None) -> int:
     try:
         cli.main(
             args=list(argv) if argv is not None else None, prog_name="pgopt", standalone_mode=False
