@@ -50,14 +50,16 @@ look at 0.05 / (number of looks) so that looking often does not make a chance
 difference a decision (Bonferroni); the output says how many rounds it took, each
 part's cost, and what pgopt's own parts used of the CPU: its process, the sampler's
 thread and the sampler's backend, and pgbench's own CPU per transaction under each
-arm's flags.
+arm's flags. For every arm alike, the machine's CPU during the measured pgbench run
+is read too (cpu_window.py): the server's CPU per transaction, every process's, and
+the CPU every process got, so that a cost splits into CPU the workload did not get
+(idle or stolen) and CPU a transaction took (harness_summary.py writes the output).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import re
 import resource
 import shutil
@@ -65,7 +67,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -78,9 +79,9 @@ from common import (
     server_dsn,
     stop_cleanly_on_signals,
 )
-from scipy import stats
+from cpu_window import WindowWatcher
+from harness_summary import GOAL, Measured, harness_summary, interval
 
-from pgopt.analysis.verdicts import paired
 from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, PgBinaries, find_binaries
 from pgopt.engine.plan import draw_rounds
 from pgopt.psql import Psql
@@ -103,7 +104,6 @@ FLAGS = {
 }
 FRESH_DATABASE = ("fresh_database", "argv_as_pgopt")
 ARMS = (*FLAGS, "pgopt_no_sampler", "pgopt_detailed", "pgopt")
-GOAL = 0.98
 CPU_FIELDS = ("ru_utime", "ru_stime")
 PGBENCH_TABLES = ("pgbench_history", "pgbench_tellers", "pgbench_accounts", "pgbench_branches")
 FAMILY_ALPHA = 0.05
@@ -129,15 +129,6 @@ scripts = [{{ builtin = "{script}" }}]
 """
 
 
-@dataclass(frozen=True)
-class Measured:
-    """One arm's run: pgbench's rate, and CPU per transaction where it was read."""
-
-    tps: float
-    client_us_per_tx: float  # pgbench's own CPU
-    server_us_per_tx: float | None  # the server's processes (not read through pgopt)
-
-
 def looks(max_rounds: int) -> tuple[int, ...]:
     """8, 16, 32, ... below `max_rounds`, and `max_rounds` itself."""
     out, n = [], FIRST_LOOK
@@ -145,13 +136,6 @@ def looks(max_rounds: int) -> tuple[int, ...]:
         out.append(n)
         n *= 2
     return (*out, max_rounds)
-
-
-def interval(plain: list[float], other: list[float], level: float) -> tuple[float, float]:
-    """The paired t interval of other/plain at `level`, on the log ratios."""
-    d = [math.log(b / a) for a, b in zip(plain, other, strict=True)]
-    low, high = stats.ttest_1samp(d, 0.0).confidence_interval(level)
-    return math.exp(low), math.exp(high)
 
 
 def bench_lab(script: str, scale: int) -> Path:
@@ -175,8 +159,15 @@ class Bench:
         self.observer: list[dict[str, Any]] = []
 
     def run(self, arm: str, seed: int) -> Measured:
-        if arm.startswith("pgopt"):
-            return self._pgopt(arm, seed)  # pgopt makes its tables, then a CHECKPOINT
+        with WindowWatcher(self.args.duration, self.server.server_cpu_s) as watcher:
+            if arm.startswith("pgopt"):  # pgopt makes its tables, then a CHECKPOINT
+                tps, transactions, client_s = self._pgopt(arm, seed)
+            else:
+                tps, transactions, client_s = self._pgbench(arm, seed)
+        return Measured(tps, transactions, client_s / transactions * 1e6, watcher.window)
+
+    def _pgbench(self, arm: str, seed: int) -> tuple[float, int, float]:
+        """Plain pgbench with `arm`'s flags: its tps, transactions and CPU seconds."""
         psql = Psql(self.binaries, self.env)
         fresh_database = arm in FRESH_DATABASE
         if fresh_database:
@@ -203,14 +194,12 @@ class Bench:
         subprocess.run(warmup, env=env, capture_output=True, check=True)
         args += ["-T", str(self.args.duration), f"--random-seed={seed}", *extra]
         log_dir = Path(tempfile.mkdtemp(prefix="pgopt-harness-log-"))
-        server_before = self.server.server_cpu_s()
         client_before = resource.getrusage(resource.RUSAGE_CHILDREN)
         try:
             proc = subprocess.run(args, env=env, capture_output=True, text=True, cwd=log_dir)
         finally:
             shutil.rmtree(log_dir, ignore_errors=True)
         client_after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        server_after = self.server.server_cpu_s()
         if fresh_database:
             psql.run("drop database fresh", {}, what="drop")
         elif fresh_tables:
@@ -220,21 +209,17 @@ class Bench:
         tps = re.search(r"tps = ([0-9.]+)", proc.stdout)
         count = re.search(r"actually processed: (\d+)", proc.stdout)
         assert tps is not None and count is not None
-        transactions = int(count.group(1))
         client = sum(getattr(client_after, f) - getattr(client_before, f) for f in CPU_FIELDS)
-        server = None
-        if server_before is not None and server_after is not None:
-            server = (server_after - server_before) / transactions * 1e6
         if arm == "plain":
             self._log_as_pgopt(float(tps.group(1)))
-        return Measured(float(tps.group(1)), client / transactions * 1e6, server)
+        return float(tps.group(1)), int(count.group(1)), client
 
     def _log_as_pgopt(self, tps: float) -> None:
         """The log arm samples as pgopt would: about 20,000 transactions a run."""
         self.sampling_rate = min(1.0, 20_000 / (tps * self.args.duration))
         self.sparse_rate = min(1.0, SPARSE_LINES_PER_S / tps)
 
-    def _pgopt(self, arm: str, seed: int) -> Measured:
+    def _pgopt(self, arm: str, seed: int) -> tuple[float, int, float]:
         args = [str(self.lab), "--dsn", server_dsn(self.server), "--allow-settings", "--reps", "1"]
         args += ["--duration", str(self.args.duration), "--seed", str(seed)]
         args += ["--latencies", "all" if arm == "pgopt_detailed" else "none"]
@@ -246,7 +231,7 @@ class Bench:
         assert run.transactions and run.client_cpu_s is not None
         if arm == "pgopt":
             self.observer.append(run.observer)
-        return Measured(run.tps_whole_run, run.client_cpu_s / run.transactions * 1e6, None)
+        return run.tps_whole_run, run.transactions, run.client_cpu_s
 
 
 def main() -> None:
@@ -287,7 +272,7 @@ def main() -> None:
         finally:
             shutil.rmtree(bench.lab.parent, ignore_errors=True)
     looked = (planned_looks, level, decision)
-    summary = _summary(args, runs, (orders, disturbed), bench.observer, looked)
+    summary = harness_summary(args, runs, (orders, disturbed), bench.observer, looked)
     print(json.dumps(summary, indent=2))
     if args.json:
         args.json.write_text(json.dumps(summary, indent=2) + "\n")
@@ -339,88 +324,6 @@ def _run_rounds(
             if low > GOAL or high < GOAL:
                 return "above" if low > GOAL else "below"
     return "undecided"
-
-
-def _summary(
-    args: argparse.Namespace,
-    runs: dict[str, list[Measured]],
-    record: tuple[list[list[str]], list[dict[str, Any]]],
-    observer: list[dict[str, Any]],
-    looked: tuple[tuple[int, ...], float, str],
-) -> dict[str, Any]:
-    orders, disturbed = record
-    planned_looks, level, decision = looked
-    tps = {arm: [m.tps for m in measured] for arm, measured in runs.items()}
-    rounds = len(tps["plain"])
-    out: dict[str, Any] = {
-        "command": "bench/harness_cost.py " + " ".join(sys.argv[1:]),
-        "workload": args.workload,
-        "duration_s": args.duration,
-        "scale": args.scale,
-        "settings": args.setting,
-        "rounds": rounds,
-        "looks": list(planned_looks),
-        "look_level": round(level, 5),
-        "orders": orders,
-        "tps": tps,
-        # rounds run again, with their first runs' tps and the arm that fell lowest
-        "disturbed": disturbed,
-        "client_cpu_us_per_tx": {
-            arm: round(statistics.median(m.client_us_per_tx for m in measured), 2)
-            for arm, measured in runs.items()
-        },
-        "server_cpu_us_per_tx": {
-            arm: round(statistics.median(values), 2)
-            for arm, measured in runs.items()
-            if (values := [m.server_us_per_tx for m in measured if m.server_us_per_tx])
-        },
-        "vs_plain": {},
-    }
-    for arm, samples in tps.items():
-        if arm == "plain":
-            continue
-        e = paired(tps["plain"], samples)
-        cpu = paired(
-            [m.client_us_per_tx for m in runs["plain"]], [m.client_us_per_tx for m in runs[arm]]
-        )
-        out["vs_plain"][arm] = {
-            "ratio": round(e.ratio, 4),
-            "ci95": [round(e.ci95[0], 4), round(e.ci95[1], 4)],
-            "cost": f"{1 - e.ratio:+.1%}",
-            "pgbench_cpu_per_tx": {
-                "ratio": round(cpu.ratio, 4),
-                "ci95": [round(cpu.ci95[0], 4), round(cpu.ci95[1], 4)],
-            },
-        }
-        print(
-            f"{arm}/plain: {e.ratio:.3f} [95% {e.ci95[0]:.3f}-{e.ci95[1]:.3f}], {rounds} rounds",
-            file=sys.stderr,
-        )
-    if "pgopt" not in tps:
-        return out  # the question was what pgbench's own flags cost
-    low, high = interval(tps["plain"], tps["pgopt"], level)
-    out["goal"] = {
-        "question": f"pgopt/plain above {GOAL}",
-        "interval": [round(low, 4), round(high, 4)],
-        "level": round(level, 5),
-        "decision": decision,
-    }
-    if observer:
-        wall = sum(o["wall_s"] for o in observer)
-        client = sum(o.get("sampler_client_cpu_s", 0) for o in observer)
-        # None over --dsn: pgopt reads a backend's CPU only on a server it started
-        read = [
-            o["sampler_server_cpu_s"] for o in observer if o.get("sampler_server_cpu_s") is not None
-        ]
-        backend = sum(read) / wall if read else None
-        out["sampler_core_share"] = {
-            "thread": round(client / wall, 5),
-            "backend": None if backend is None else round(backend, 5),
-            "total": None if backend is None else round(client / wall + backend, 5),
-        }
-        pgbench_wall = sum(o["pgbench_wall_s"] for o in observer)
-        out["pgopt_core_share"] = round(sum(o["pgopt_cpu_s"] for o in observer) / pgbench_wall, 5)
-    return out
 
 
 if __name__ == "__main__":
