@@ -4,11 +4,15 @@ One throwaway server; pgbench's TPC-B-like script (`--workload tpcb`, the server
 busy) or select-only (`--workload select`, the client busy), 2 clients, 2 threads,
 at `--scale` 10 and 2 by default (common.DEFAULT_SCALE says why). Each round runs
 every arm once, in an order drawn at random per round, each in the order of events
-pgopt follows over `--dsn`: the pgbench tables made afresh (TPC-B-like;
-select-only's serve every run), a CHECKPOINT (pgopt's settle()), a 1-s pgbench
-warm-up, the run, the tables dropped. So no arm meets another's leftover dirty
-pages or autovacuum work, and every arm's first change to each page after its
-CHECKPOINT logs a full-page image, as in pgopt's runs:
+pgopt follows over `--dsn`: a database made for the run (pgopt's `pgopt_lab`), the
+pgbench tables made in it, a CHECKPOINT (pgopt's settle()), a 1-s pgbench warm-up,
+the run, the database dropped. So no arm meets another's leftover dirty pages or
+autovacuum work, every arm's first change to each page after its CHECKPOINT logs a
+full-page image, and the autovacuum launcher, which visits a database it has never
+processed at its next wake-up (every 15 s here: autovacuum_naptime over the
+server's 4 databases), visits every arm's database alike: in 15-s TPC-B-like runs
+it vacuumed pgbench_accounts during nearly every run in a new database and in few
+runs in one that outlived them (`existing_database`):
 
 - `plain`: pgbench alone, no progress, no log, no per-statement report;
 - `pgopt_flags`: + `-r -l --sampling-rate`, the flags pgopt runs pgbench with
@@ -23,9 +27,10 @@ CHECKPOINT logs a full-page image, as in pgopt's runs:
   rate (whether the log costs per transaction or per line written);
 - `unsettled`: plain pgbench without the CHECKPOINT before its warm-up (what the
   CHECKPOINT changes);
-- `fresh_database`: plain pgbench in a database created for the run and dropped
-  after it, as pgopt's `pgopt_lab` over `--dsn`;
-- `argv_as_pgopt`: the same, with pgbench's command line and environment as pgopt
+- `existing_database`: plain pgbench in one database that outlives the runs (its
+  tables made afresh for TPC-B-like; select-only's serve every run): what a
+  database made for the run changes;
+- `argv_as_pgopt`: plain pgbench with its command line and environment as pgopt
   writes them (`--protocol simple`, `-b script@1`, `--define scale_factor=N`,
   PGAPPNAME=pgopt), pgopt's process absent;
 - `one_branch`: `--define scale=1`, what pgopt passed before issue 23 whatever the
@@ -99,10 +104,9 @@ FLAGS = {
     "progress_10": ["-P", "10"],
     "one_branch": ["--define", "scale=1"],
     "unsettled": [],
-    "fresh_database": [],
+    "existing_database": [],
     "argv_as_pgopt": ["--protocol", "simple"],
 }
-FRESH_DATABASE = ("fresh_database", "argv_as_pgopt")
 ARMS = (*FLAGS, "pgopt_no_sampler", "pgopt_detailed", "pgopt")
 CPU_FIELDS = ("ru_utime", "ru_stime")
 PGBENCH_TABLES = ("pgbench_history", "pgbench_tellers", "pgbench_accounts", "pgbench_branches")
@@ -110,6 +114,7 @@ FAMILY_ALPHA = 0.05
 FIRST_LOOK = 8
 WARMUP_S = 1
 SPARSE_LINES_PER_S = 200
+ACCOUNTS_VACUUMED = re.compile(r'automatic (aggressive )?vacuum of table "[^"]*\.pgbench_accounts"')
 DISTURBED = 0.75  # a run this far below the median of all kept runs marks its round
 RERUN_AFTER = 4  # kept rounds before the rule applies (a median needs some runs)
 
@@ -152,24 +157,34 @@ class Bench:
         self.server, self.binaries, self.args = server, binaries, args
         self.script = SCRIPTS[args.workload]
         self.lab = bench_lab(self.script, args.scale)
-        self.env = {**server.client_env(), "PGDATABASE": "plain"}
+        self.env = {**server.client_env(), "PGDATABASE": "existing"}
         self.sampling_rate = 0.05  # until a run's rate says how sparse pgopt would log
         self.sparse_rate = 0.01
         self.tables_made = False
         self.observer: list[dict[str, Any]] = []
 
     def run(self, arm: str, seed: int) -> Measured:
+        log_from = self.server.log_file.stat().st_size
         with WindowWatcher(self.args.duration, self.server.server_cpu_s) as watcher:
             if arm.startswith("pgopt"):  # pgopt makes its tables, then a CHECKPOINT
                 tps, transactions, client_s = self._pgopt(arm, seed)
             else:
                 tps, transactions, client_s = self._pgbench(arm, seed)
-        return Measured(tps, transactions, client_s / transactions * 1e6, watcher.window)
+        vacuumed = self._accounts_vacuumed(log_from)
+        per_tx = client_s / transactions * 1e6
+        return Measured(tps, transactions, per_tx, watcher.window, vacuumed)
+
+    def _accounts_vacuumed(self, log_from: int) -> bool:
+        """Whether autovacuum vacuumed pgbench_accounts during the arm (the server logs
+        every autovacuum: log_autovacuum_min_duration = 0)."""
+        with open(self.server.log_file, errors="replace") as log:
+            log.seek(log_from)
+            return ACCOUNTS_VACUUMED.search(log.read()) is not None
 
     def _pgbench(self, arm: str, seed: int) -> tuple[float, int, float]:
         """Plain pgbench with `arm`'s flags: its tps, transactions and CPU seconds."""
         psql = Psql(self.binaries, self.env)
-        fresh_database = arm in FRESH_DATABASE
+        fresh_database = arm != "existing_database"
         if fresh_database:
             psql.run("create database fresh", {}, what="create")  # as pgopt's pgopt_lab
         env = {**self.env, "PGDATABASE": "fresh"} if fresh_database else self.env
@@ -182,7 +197,7 @@ class Bench:
         if fresh_tables or not self.tables_made:
             scale = {"scale_factor": str(self.args.scale)}
             in_database.run_file(self.lab / "pgbench_tables.sql", scale, what="setup")
-            self.tables_made = self.tables_made or not fresh_database  # plain's tables
+            self.tables_made = self.tables_made or not fresh_database  # the existing's
         if arm != "unsettled":  # as pgopt's settle(): the tables' pages written out
             psql.run("checkpoint", {}, what="checkpoint")
         rate = self.sparse_rate if arm == "log_sparse" else self.sampling_rate
@@ -264,8 +279,8 @@ def main() -> None:
     level = 1 - FAMILY_ALPHA / len(planned_looks)
     with EmbeddedTarget(binaries) as server:
         with server.connect("postgres") as conn:
-            conn.execute("create database plain")
-        apply_settings(server, args.setting)
+            conn.execute("create database existing")
+        apply_settings(server, ["log_autovacuum_min_duration=0", *args.setting])
         bench = Bench(server, binaries, args)
         try:
             decision = _run_rounds(bench, arms, runs, (orders, disturbed), (planned_looks, level))

@@ -29,6 +29,7 @@ class Measured:
     transactions: int
     client_us_per_tx: float  # pgbench's own CPU
     window: Window | None
+    accounts_vacuumed: bool  # autovacuum vacuumed pgbench_accounts during the arm
 
     def per_tx_us(self, seconds: float | None) -> float | None:
         return None if seconds is None else seconds / self.transactions * 1e6
@@ -106,6 +107,10 @@ def harness_summary(
         **{
             name: {arm: median_of(figure, measured) for arm, measured in runs.items()}
             for name, (_, figure) in CPU_FIGURES.items()
+        },
+        # runs in which autovacuum vacuumed pgbench_accounts, per arm
+        "accounts_vacuumed": {
+            arm: sum(m.accounts_vacuumed for m in measured) for arm, measured in runs.items()
         },
         "vs_plain": {},
     }
