@@ -46,7 +46,7 @@ pooler:
 	  echo "pgbouncer not installed: the pooled step will be skipped"
 
 test: lint typecheck $(STAMP) browser pooler
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q --durations=12
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
