@@ -94,15 +94,24 @@ def test_dropping_an_index_a_hot_query_needs_fails_the_gate(
     assert "<failure" in junit.read_text()
 
 
-def test_identical_variants_are_never_called_slower(tmp_path: Path, workdir: Path) -> None:
+def test_identical_variants_are_not_called_slower(tmp_path: Path, workdir: Path) -> None:
+    """B identical to A: `slower` is false, and would fail a CI gate. The rule allows a
+    false verdict 5% of the time (`slower` half of that; one run of this test, on
+    2026-11-25, got ×0.97 [0.96-0.98] from 3 rounds), so a second run with another
+    seed decides: a correct rule fails this test about 0.06% of the time; the
+    simulations in tests/unit measure the rate itself."""
     folder = write_ab(tmp_path / "ab")
     args = ["--setup", str(folder / "schema.sql"), "--script", str(folder / "by_customer.sql")]
-    code, result = run_ab(workdir, tmp_path / "out", *args, "--reps", "3", "--duration", "2")
-    assert code == 0
-    b = result["steps"][1]
-    assert b["verdict_vs_previous"] in ("faster", "no-change", "inconclusive")
-    assert b["verdict_vs_previous"] != "slower"
-    assert result["title"] == "A/B" and len(b["runs"]) == 3
+    for seed in ("1", "2"):
+        out = tmp_path / f"out{seed}"
+        code, result = run_ab(workdir, out, *args, "--reps", "3", "--duration", "2", "--seed", seed)
+        assert code == 0
+        b = result["steps"][1]
+        assert result["title"] == "A/B" and len(b["runs"]) == 3
+        assert b["verdict_vs_previous"] in ("faster", "slower", "no-change", "inconclusive")
+        if b["verdict_vs_previous"] != "slower":
+            return
+    pytest.fail("identical variants called slower twice")
 
 
 def test_a_variant_whose_sql_fails_is_one_line_and_exit_2(
