@@ -52,7 +52,10 @@ server for every arm (`synchronous_commit=off` takes the virtual disk's fsync, w
 varies 4x from run to run, out of a question about 2%). The question "is pgopt/plain
 above 0.98?" is looked at after 8, 16, 32, ... rounds and after `--max-rounds`, each
 look at 0.05 / (number of looks) so that looking often does not make a chance
-difference a decision (Bonferroni); the output says how many rounds it took, each
+difference a decision (Bonferroni), or with `--one-look` once, after `--max-rounds`, at
+0.05: no early stop, and the narrowest interval those rounds give (for a count chosen
+beforehand from a round's noise, e.g. ((1.96 + 0.84) x SD / margin)^2 rounds for 80%
+power); the output says how many rounds it took, each
 part's cost, and what pgopt's own parts used of the CPU: its process, the sampler's
 thread and the sampler's backend, and pgbench's own CPU per transaction under each
 arm's flags. For every arm alike, the machine's CPU during the measured pgbench run
@@ -134,9 +137,9 @@ scripts = [{{ builtin = "{script}" }}]
 """
 
 
-def looks(max_rounds: int) -> tuple[int, ...]:
-    """8, 16, 32, ... below `max_rounds`, and `max_rounds` itself."""
-    out, n = [], FIRST_LOOK
+def looks(max_rounds: int, *, one_look: bool = False) -> tuple[int, ...]:
+    """8, 16, 32, ... below `max_rounds`, and `max_rounds` itself (only that one)."""
+    out, n = [], max_rounds if one_look else FIRST_LOOK
     while n < max_rounds:
         out.append(n)
         n *= 2
@@ -265,6 +268,7 @@ def main() -> None:
         metavar="NAME=VALUE",
         help="server setting for every arm (e.g. synchronous_commit=off: no fsync noise)",
     )
+    parser.add_argument("--one-look", action="store_true", help="decide after --max-rounds only")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     args.scale = args.scale or DEFAULT_SCALE[args.workload]
@@ -275,7 +279,7 @@ def main() -> None:
     runs: dict[str, list[Measured]] = {arm: [] for arm in arms}
     orders: list[list[str]] = []
     disturbed: list[dict[str, Any]] = []
-    planned_looks = looks(args.max_rounds)
+    planned_looks = looks(args.max_rounds, one_look=args.one_look)
     level = 1 - FAMILY_ALPHA / len(planned_looks)
     with EmbeddedTarget(binaries) as server:
         with server.connect("postgres") as conn:
