@@ -240,3 +240,16 @@ def test_a_servers_own_configuration_is_what_the_checks_fall_back_to() -> None:
     assert parts["shared_buffers"] == 2**30
     (checked,), _ = check([Derived("shared_buffers", "1GB", "r")], rows)
     assert checked.default == "1GB" and checked.is_default
+
+
+def test_a_value_the_server_computed_goes_back_to_being_computed() -> None:
+    """wal_buffers left unset reads 4MB beside the default 128MB of shared_buffers, but
+    its default is -1 (1/32 of shared_buffers): the ablation's "back to the default"
+    must let the server compute it again beside the winner's shared_buffers, and a
+    value a configuration file set stays as set."""
+    computed = {**PG_SETTINGS["wal_buffers"], "setting": "512", "source": "default"}
+    configured = {**computed, "source": "configuration file"}
+    (unset,), _ = check([Derived("wal_buffers", "64MB", "r")], {"wal_buffers": computed})
+    (set_,), _ = check([Derived("wal_buffers", "64MB", "r")], {"wal_buffers": configured})
+    assert unset.default == "-1" and not unset.is_default
+    assert set_.default == "4MB"

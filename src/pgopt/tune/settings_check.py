@@ -68,7 +68,11 @@ def check(
 def server_value(row: Mapping[str, Any]) -> str:
     """The server's own value of a setting (pg_settings.setting: its configuration as
     found; on a fresh server, the default), as a person writes it: "128MB", not
-    "16384" pages of 8 kB."""
+    "16384" pages of 8 kB. A value the server computed at start because none was set
+    (wal_buffers: -1, 1/32 of shared_buffers) is given as -1, so that putting it back
+    lets the server compute it again from the settings around it."""
+    if row.get("source") == "default" and str(row["boot_val"]) == "-1":
+        return "-1"
     value = str(row.get("setting") or row["boot_val"])
     if row["vartype"] != "integer" or value.startswith("-"):
         return value
