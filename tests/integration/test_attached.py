@@ -140,7 +140,8 @@ def test_batch_lab_dumps_and_restores_through_the_dsn(dsn: str, tmp_path: Path) 
 
 
 def test_pg15_binaries_run_smoke(tmp_path: Path, workdir: Path) -> None:
-    """`--pg-bin` with Debian's PostgreSQL 15, when it is installed."""
+    """`--pg-bin` with Debian's PostgreSQL 15, when it is installed: the whole path
+    (initdb, the dataset, pgbench, a setting, the verdicts, the reports) at its shortest."""
     pg15 = Path("/usr/lib/postgresql/15/bin")
     if not (pg15 / "initdb").exists():
         pytest.skip("PostgreSQL 15 binaries are not installed here")
@@ -152,6 +153,12 @@ def test_pg15_binaries_run_smoke(tmp_path: Path, workdir: Path) -> None:
                 "run",
                 "smoke",
                 "--quick",
+                "--steps",
+                "baseline,async_commit",
+                "--reps",
+                "2",
+                "--duration",
+                "1",
                 "--pg-bin",
                 str(pg15),
                 "--workdir",
@@ -164,3 +171,5 @@ def test_pg15_binaries_run_smoke(tmp_path: Path, workdir: Path) -> None:
     )
     result = load_document(out)
     assert result["target"]["server_version"].startswith("15.")
+    assert [len(s["runs"]) for s in result["steps"]] == [2, 2]
+    assert (out / "report.html").is_file()
