@@ -64,14 +64,7 @@ def resolve_params(
     standby_dsns: tuple[str, ...] = (),
 ) -> RunParams:
     base = lab.quick if quick else lab.defaults
-    for name, value in (
-        ("--scale", scale),
-        ("--duration", duration),
-        ("--clients", clients),
-        ("--margin", margin),
-    ):
-        if value is not None and value <= 0:
-            raise UsageError(f"{name} must be positive, got {value}")
+    check_overrides(scale=scale, duration=duration, clients=clients, margin=margin, reps=reps)
     if latencies not in LATENCY_RUNS:
         raise UsageError(f"--latencies takes {', '.join(LATENCY_RUNS)}, got {latencies!r}")
     return RunParams(
@@ -92,6 +85,26 @@ def resolve_params(
         latencies=latencies,
         standby_dsns=standby_dsns,
     )
+
+
+def check_overrides(
+    *,
+    scale: float | None = None,
+    duration: int | None = None,
+    clients: int | None = None,
+    margin: float | None = None,
+    reps: str | int | None = None,
+) -> None:
+    """Refuse a number no run can use, before anything starts (UsageError: exit 2)."""
+    for name, value in (
+        ("--scale", scale),
+        ("--duration", duration),
+        ("--clients", clients),
+        ("--margin", margin),
+    ):
+        if value is not None and value <= 0:
+            raise UsageError(f"{name} must be positive, got {value}")
+    _reps(reps, None)
 
 
 def _reps(given: str | int | None, default: int | None) -> int | None:

@@ -26,6 +26,10 @@ def error_lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
         ),
         (["lab", "run", "smoke", "--duration", "abc"], "'abc' is not a valid integer"),
         (["lab", "frobnicate"], "No such command 'frobnicate'"),
+        # refused before tune reads a server or probes the disk: one line, nothing started
+        (["tune", "--measure", "--workload", "batch", "--reps", "0"], "--reps must be positive"),
+        (["tune", "--measure", "--scale", "0"], "--scale must be positive, got 0"),
+        (["tune", "--measure", "--duration", "-5"], "--duration must be positive, got -5"),
         (["report", "/nonexistent-run"], "no result.json"),
     ],
 )

@@ -19,7 +19,7 @@ from ..engine.session import run_session
 from ..errors import UsageError
 from ..lab.spec import Lab, MetricSource
 from ..model.result import LabResult
-from ..params import LATENCY_RUNS, RunParams, resolve_params
+from ..params import LATENCY_RUNS, RunParams, check_overrides, resolve_params
 from ..progress import ConsoleDisplay
 from ..redact import redact_dsn, redactor
 from ..report.terminal import print_summary
@@ -84,7 +84,15 @@ def run_options(command: F) -> F:
 
 
 def check_run_options(options: dict[str, Any]) -> None:
-    """Refuse combinations that make no sense; keep a --dsn password out of all output."""
+    """Refuse combinations and numbers that make no sense, before any server starts;
+    keep a --dsn password out of all output."""
+    check_overrides(
+        scale=options.get("scale"),
+        duration=options["duration"],
+        clients=options["clients"],
+        margin=options["margin"],
+        reps=options["reps"],
+    )
     if options["allow_settings"] and not options["dsn"]:
         raise UsageError("--allow-settings goes with --dsn")
     if options["dsn"]:
