@@ -74,8 +74,8 @@ def test_pgopt_on_this_kind_of_machine() -> None:
     # / (100 x 3) = 32,691 kB, floored to whole MB: 31 MB
     assert s["work_mem"] == "31MB"
     assert s["maintenance_work_mem"] == f"{24104 * 1024 // 16 // 1024}MB"
-    assert s["max_wal_size"] == "19456MB"  # a tenth of 200,000 MB, in whole GB
-    assert s["min_wal_size"] == "4864MB"  # a quarter of it, kept for recycling
+    assert s["max_wal_size"] == "49152MB"  # a quarter of 200,000 MB, in whole GB
+    assert s["min_wal_size"] == "12288MB"  # a quarter of it, kept for recycling
     # 150 / 50 = 3x from the disk; the database fits in memory: 1 + (3 - 1) x 0.1
     assert s["random_page_cost"] == "1.2"
     assert s["effective_io_concurrency"] == "1"  # no gain from a deeper queue
