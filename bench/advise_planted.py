@@ -43,6 +43,8 @@ insert into orders select i % 500, date '2026-01-01' + i % 300, i from generate_
 create index orders_customer on orders (customer);
 create index orders_customer_placed on orders (customer, placed);
 create index orders_placed on orders (placed);
+-- short transactions, each waiting on the WAL flush of its commit
+create table audit_log (k int not null, at timestamptz not null default now());
 -- an index left invalid by a failed CREATE INDEX CONCURRENTLY (see below)
 create table tags (name text);
 insert into tags values ('a'), ('a');
@@ -78,6 +80,7 @@ WORKLOAD = {
         "select count(*) from orders where placed = '2026-02-01';\n"
         "insert into orders (customer, total) values (:k, :k);\n"
     ),
+    "commits.sql": "\\set k random(1, 1000)\ninsert into audit_log (k) values (:k);\n",
 }
 
 

@@ -70,6 +70,8 @@ def test_every_planted_problem_is_found_and_no_decoy(
     assert [m for m in findings(doc, "dead-rows-at-queue-head") if "public.inbox" in m]
     assert not [m for m in findings(doc, "dead-rows-at-queue-head") if "outbox" in m]
     assert findings(doc, "statement-logging")
+    # the autocommit inserts into audit_log: 100+ commits a second, each flushing WAL
+    assert findings(doc, "commit-bound"), doc["findings"]
     (bloat,) = findings(doc, "table-bloat")
     assert bloat.startswith("public.ledger: 4") and "by pgstattuple" in bloat, bloat
     # a fresh server's statistics cannot show that an index is unused
