@@ -203,6 +203,17 @@ def test_partial_result_says_so(smoke: dict[str, Any]) -> None:
     assert "<strong>Incomplete run</strong> (interrupted (SIGTERM))" in render_html(decode(smoke))
 
 
+def test_stopped_run_says_how_many_of_its_planned_rounds_ran() -> None:
+    data = load("smoke-c")
+    planned = data["params"]["reps"]
+    data["plan"]["segments"][0]["rounds"] = planned - 1
+    data["plan"]["segments"][0]["stopped"] = "interrupted (SIGTERM)"
+    report = render_markdown(decode(data))
+    assert f"({planned} rounds planned, {planned - 1} ran)" in report
+    assert f"{planned - 1} of {planned} (interrupted (SIGTERM))" in report
+    assert f"({planned} rounds)" in render_markdown(decode(load("smoke-c")))
+
+
 # -- HTML ---------------------------------------------------------------------
 
 
