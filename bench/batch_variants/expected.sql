@@ -1,0 +1,1 @@
+../../src/pgopt/labs/batch/expected.sql

@@ -1,0 +1,1 @@
+../../src/pgopt/labs/batch/string_updates.sql
