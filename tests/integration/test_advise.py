@@ -98,7 +98,9 @@ def test_prove_measures_each_fix_on_a_copy(
     with live_workload(binaries, dsn, tmp_path, seconds=6):
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute("select pg_stat_statements_reset()")
-        args = ["--sample", "4", "--prove-duration", "2"]
+        # 4 rounds: the two fixes decide there; the index drop, undecided, would
+        # otherwise run to the last look (10 rounds)
+        args = ["--sample", "4", "--prove-duration", "2", "--prove-reps", "4"]
         for rule in rules:
             args += ["--rule", rule, "--prove", rule]
         code, doc = run_advise(dsn, tmp_path / "out", *args)
@@ -119,6 +121,7 @@ def test_prove_measures_each_fix_on_a_copy(
     # a setting cannot be copied: not testable here, with how to measure it instead
     assert proofs["commit-bound"]["proof"].startswith("not testable here: a setting")
     proof = json.loads((Path(finding["proof_run"]) / "result.json").read_text())
+    assert proof["plan"]["segments"][0]["rounds"] == 4 == proof["params"]["reps"]
     assert proof["steps"][1]["changes"] == {"schema": ["fix.sql", "analyze.sql"]}
     report = (tmp_path / "out" / "report.md").read_text()
     assert "**proven faster" in report

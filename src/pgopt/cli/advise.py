@@ -49,6 +49,12 @@ from .running import command_line, password_of
     metavar="S",
     help="Seconds per timed run of a proof.",
 )
+@click.option(
+    "--prove-reps",
+    type=click.IntRange(min=3),
+    metavar="N",
+    help="Rounds per proof (default: look after 4, 6, 8, 10 and stop when decided).",
+)
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), help="Folder for this run.")
 def advise_cmd(
     dsn: str,
@@ -56,6 +62,7 @@ def advise_cmd(
     rule_ids: tuple[str, ...],
     prove_ids: tuple[str, ...],
     prove_duration: int,
+    prove_reps: int | None,
     out_dir: Path | None,
 ) -> None:
     """Look at a live server, read-only, and say what the seed articles' problems and
@@ -84,7 +91,7 @@ def advise_cmd(
     doc = advice_document(result, meta)
     folder = new_run_dir("advise", out_dir)
     if prove_ids:
-        prove_findings(result, doc, dsn, set(prove_ids), folder, prove_duration)
+        prove_findings(result, doc, dsn, set(prove_ids), folder, prove_duration, prove_reps)
     write_atomic(folder / "advice.json", json.dumps(doc, indent=2, default=str) + "\n")
     report = advice_report(doc)
     write_atomic(folder / "report.md", markdown.render_document(report))

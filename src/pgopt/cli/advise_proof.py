@@ -44,8 +44,10 @@ def prove_findings(
     rules: set[str],
     folder: Path,
     duration: int,
+    reps: int | None,
 ) -> None:
-    """Measure the findings of `rules`; their proofs go into `doc`'s findings."""
+    """Measure the findings of `rules`, each in `reps` rounds (None: until decided, as
+    `pgopt ab` looks); their proofs go into `doc`'s findings."""
     proved = 0
     for finding, entry in zip(advice.findings, doc["findings"], strict=True):
         if finding.rule.id not in rules:
@@ -64,7 +66,7 @@ def prove_findings(
             continue
         if plan.assumption:
             entry["proof_assumption"] = plan.assumption
-        options = {**PROOF_OPTIONS, "out_dir": where / "run"}
+        options = {**PROOF_OPTIONS, "reps": reps, "out_dir": where / "run"}
         result = run_ab(spec, options)
         assert result is not None
         entry["proof"] = verdict_of(result)
