@@ -20,7 +20,7 @@ name = "inserts"
 unit = "rows/s"
 [run]
 clients = 1
-duration = 3
+duration = 2
 reps = 5
 warmup = 1
 [[steps]]
