@@ -62,7 +62,8 @@ clients = 1
 
 
 def test_a_disturbed_round_runs_again_once(tmp_path: Path, workdir: Path) -> None:
-    toml = LAB.replace("reps = 5", "reps = 2").replace("duration = 3", "duration = 5")
+    toml = LAB.replace("reps = 5", "reps = 2").replace("duration = 2", "duration = 5")
+    assert "duration = 5" in toml  # the stall needs runs longer than its 3.5-s cycle
     lab = write_lab(tmp_path / "stall", toml + STALL)
     # takes the table's lock from second 2 to 3.5 of every 3.5: the inserts stop
     (lab / "stall.sql").write_text(
