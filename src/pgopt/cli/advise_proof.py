@@ -22,7 +22,6 @@ from .app import err
 PROOF_OPTIONS: dict[str, Any] = {
     "quick": False,
     "duration": None,
-    "reps": None,
     "margin": None,
     "clients": None,
     "dsn": None,

@@ -265,8 +265,9 @@ def decision_note(result: LabResult) -> str:
         level = f"{rule.alpha:.1%} at each look"
     else:
         rounds = f"{result.params.get('reps')} rounds"
-        ran = sorted({s.rounds for s in result.plan.segments} if result.plan else ())
-        if ran and ran != [result.params.get("reps")]:  # stopped before the end
+        segments = result.plan.segments if result.plan else ()
+        if any(s.planned_rounds and s.rounds < s.planned_rounds for s in segments):
+            ran = sorted({s.rounds for s in segments})  # stopped before the end
             span = str(ran[0]) if len(ran) == 1 else f"{ran[0]} to {ran[-1]}"
             rounds += f" planned, {span} ran"
         level = f"{rule.alpha:.0%}"
