@@ -158,22 +158,37 @@ def _verdict_rule(rule: Rule, comparisons: int) -> VerdictRule:
 
 
 def _plan(outcome: ExperimentOutcome) -> PlanRecord | None:
-    """The seed, and per segment the rounds that ran: their orders and pgbench seeds."""
+    """The seed, and per segment the rounds that ran: their orders and pgbench seeds
+    (a round the run stopped in included, with how far it got)."""
     plan = outcome.plan
     if plan is None:
         return None
     progress = {p.index: p for p in outcome.segments}
     segments = []
     for segment in plan.segments:
-        ran = progress[segment.index].rounds if segment.index in progress else 0
+        done = progress.get(segment.index)
+        ran = done.rounds if done else 0
+        stopped = done.stopped if done else ""
+        shown = ran
+        if done and done.under_way is not None:
+            finished = sum(
+                1
+                for o in outcome.steps
+                for r in o.runs
+                if r.segment == segment.index and r.round == done.under_way
+            )
+            stopped = (
+                f"stopped in round {done.under_way}, after {finished} of {len(segment.steps)} runs"
+            )
+            shown = done.under_way
         segments.append(
             Segment(
                 steps=tuple(segment.steps),
                 rounds=ran,
                 planned_rounds=len(segment.rounds),
-                stopped=progress[segment.index].stopped if segment.index in progress else "",
-                orders=tuple(tuple(r.order) for r in segment.rounds[:ran]),
-                pgbench_seeds=tuple(r.pgbench_seed for r in segment.rounds[:ran]),
+                stopped=stopped,
+                orders=tuple(tuple(r.order) for r in segment.rounds[:shown]),
+                pgbench_seeds=tuple(r.pgbench_seed for r in segment.rounds[:shown]),
                 restart_each_run=segment.restart_each_run,
                 why_restart=segment.why_restart,
             )

@@ -93,6 +93,11 @@ def _load(run_dir: Path) -> tuple[dict[str, Any], LabResult]:
     try:
         document = json.loads(path.read_text())
     except FileNotFoundError:
+        if path.parent.joinpath("raw").is_dir():
+            raise UsageError(
+                f"{run_dir}: no {RESULT_FILE}: the run stopped before any of its runs "
+                "finished (raw/ holds what pgbench wrote)"
+            ) from None
         raise UsageError(f"{run_dir}: no {RESULT_FILE} (not a pgopt run folder)") from None
     except json.JSONDecodeError as e:
         raise UsageError(f"{path}: not valid JSON: {e}") from e

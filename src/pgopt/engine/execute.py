@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from contextlib import AbstractContextManager, ExitStack
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -57,6 +58,7 @@ class Experiment:
         self._plan: Plan | None = None
         self._progress: list[SegmentProgress] = []
         self._reruns: list[Rerun] = []
+        self._in_round: list[RunRecord] = []  # the round under way: its finished runs
         self._non_default: dict[str, str] | None = None
         self._node_facts: dict[str, list[dict[str, Any]]] = {}  # the standbys', the shards'
 
@@ -160,13 +162,19 @@ class Experiment:
 
     def outcome(self) -> ExperimentOutcome:
         """What has been measured so far: everything after `run`; after an error or an
-        interruption, the finished runs of the steps that have any."""
+        interruption, the finished runs of the steps that have any, those of the round
+        under way included (their pairs within that round are as fair as any)."""
+        steps = []
+        for o in self._outcomes.values():
+            pending = [r for r in self._in_round if r.step == o.step.name]
+            if o.runs or pending:
+                steps.append(replace(o, runs=[*o.runs, *pending]) if pending else o)
         return ExperimentOutcome(
             lab=self.lab,
             params=self.params,
             started_at=self._started.strftime("%Y-%m-%dT%H:%M:%SZ"),
             duration_s=time.monotonic() - self._t0,
-            steps=[o for o in self._outcomes.values() if o.runs],
+            steps=steps,
             target=self._target_facts(),
             variables=self.variables,
             skipped=self._skipped,
@@ -217,9 +225,11 @@ class Experiment:
         self._progress.append(progress)
         progress.stopped = "undecided at the last look" if segment.looks else "a fixed count"
         for planned in segment.rounds:
+            progress.under_way = planned.number
             for record in self._run_round(segment, planned, progress):
                 self._outcomes[record.step].runs.append(record)
-            progress.rounds = planned.number
+            self._in_round = []
+            progress.rounds, progress.under_way = planned.number, None
             if planned.number in segment.looks and self._decided(segment):
                 progress.stopped = "every comparison decided"
                 break
@@ -248,10 +258,11 @@ class Experiment:
         return runs
 
     def _round_runs(self, segment: Segment, planned: Round, *, attempt: int) -> list[RunRecord]:
-        return [
-            self._timed_run(self.lab.step(name), segment, planned, position, attempt)
-            for position, name in enumerate(planned.order, 1)
-        ]
+        self._in_round = []
+        for position, name in enumerate(planned.order, 1):
+            run = self._timed_run(self.lab.step(name), segment, planned, position, attempt)
+            self._in_round.append(run)
+        return list(self._in_round)
 
     def _decided(self, segment: Segment) -> bool:
         """Every comparison of this segment's steps has a verdict more rounds would not

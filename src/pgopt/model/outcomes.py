@@ -68,6 +68,7 @@ class SegmentProgress:
     rounds: int = 0
     stopped: str = ""  # 'every comparison decided', 'a fixed count', ...
     reruns_allowed: bool = True
+    under_way: int | None = None  # the round that had started when the run stopped
 
 
 @dataclass
