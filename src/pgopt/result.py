@@ -12,7 +12,14 @@ from typing import Any
 
 from . import machine
 from .analysis import bottleneck, guards, observed, stats
-from .analysis.comparisons import Pair, evidence, lab_decisions, reference_of, run_samples
+from .analysis.comparisons import (
+    Pair,
+    baseline_of,
+    evidence,
+    lab_decisions,
+    reference_of,
+    run_samples,
+)
 from .analysis.verdicts import (
     LOOKS,
     MIN_ROUNDS,
@@ -60,6 +67,7 @@ def build_result(
     rule = _rule(outcome)
     order = [o.step.name for o in outcome.steps]
     parents = {s.name: s.parent for s in lab.steps}
+    starts = {s.name for s in lab.steps if s.baseline}
     by_name = {o.step.name: o for o in outcome.steps}
     decisions = lab_decisions(
         outcome.steps, lab.steps, higher_is_better=lab.metric.higher_is_better, rule=rule
@@ -68,7 +76,8 @@ def build_result(
     done: dict[str, StepResult] = {}
     for step_outcome in outcome.steps:
         name = step_outcome.step.name
-        reference = reference_of(name, order, parents)
+        reference = reference_of(name, order, parents, starts)
+        baseline = baseline_of(name, order, parents, starts)
         phases = None
         if step_outcome.runs and step_outcome.runs[0].phases:
             phases = _phases(
@@ -77,7 +86,7 @@ def build_result(
                 decisions,
                 Pair(reference, name) if reference else None,
             )
-        step = _step(lab, step_outcome, order[0], reference, decisions, phases)
+        step = _step(lab, step_outcome, baseline, reference, decisions, phases)
         step = _with_observations(step, step_outcome, done[reference] if reference else None)
         steps.append(step)
         done[name] = step
@@ -234,7 +243,7 @@ def _step(
         clients=step.clients,
         metric=MetricSummary(
             name=lab.metric.name,
-            unit=lab.metric.unit,
+            unit=step.unit or lab.metric.unit,
             higher_is_better=lab.metric.higher_is_better,
             median=stats.median(samples),
             ci95=(low, high),
@@ -243,6 +252,7 @@ def _step(
             rounds=len(samples),
         ),
         ratio_vs_baseline=Ratio.of(vs_base) if vs_base else IDENTITY,
+        baseline=baseline,
         compared_with=reference,
         ratio_vs_previous=Ratio.of(vs_prev) if vs_prev else None,
         verdict_vs_baseline=vs_base.verdict if vs_base else Verdict.NOT_APPLICABLE,
@@ -251,6 +261,7 @@ def _step(
         checks=tuple(Check(c.name, c.passed, c.detail) for c in checks),
         facts=outcome.facts,
         fact_units=outcome.fact_units,
+        headline=tuple(n for n in step.headline if n in outcome.facts) or None,
         runs=tuple(run_result(r) for r in outcome.runs),
         warnings=tuple(warnings),
         reported=_reported(step.reported, lab.step(baseline).reported),

@@ -38,9 +38,11 @@ def test_a_grandchild_is_found_and_its_end_seen() -> None:
     script = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {sleeper!r}])"
     child = subprocess.Popen([sys.executable, "-c", script])
     try:
-        for _ in range(200):
+        # until the grandchild has exec'd: a fork found earlier still shows its parent's
+        # command line
+        for _ in range(500):
             below = descendants(child.pid)
-            if below:
+            if below and "time.sleep(30)" in " ".join(command_line(below[0])):
                 break
             subprocess.run(["sleep", "0.01"], check=True)
         assert len(below) == 1

@@ -5,6 +5,7 @@ import pytest
 from pgopt.analysis.comparisons import (
     Pair,
     Sample,
+    baseline_of,
     decide_family,
     evidence,
     lab_pairs,
@@ -36,6 +37,18 @@ def test_each_pair_once_and_phases_against_the_same_phase() -> None:
     assert Pair("base", "async", "restore") in pairs
     assert Pair("base", "async", "update") not in pairs  # async has no such phase
     assert len(pairs) == 5
+
+
+def test_a_family_is_compared_only_within_itself() -> None:
+    """replicas: the writes start a family of their own; comparing their rate with the
+    reads' would only say that the workloads differ."""
+    parents = {"reads": None, "spread": "reads", "writes": "reads", "sync": "writes"}
+    order = ["reads", "spread", "writes", "sync"]
+    starts = {"writes"}
+    assert reference_of("writes", order, parents, starts) is None
+    assert baseline_of("sync", order, parents, starts) == "writes"
+    assert baseline_of("spread", order, parents, starts) == "reads"
+    assert metric_pairs(order, parents, starts) == [Pair("reads", "spread"), Pair("writes", "sync")]
 
 
 def samples(segment: int, values: list[float]) -> list[Sample]:

@@ -25,7 +25,8 @@ from pgopt.store import load_result
 
 GOLDEN = Path(__file__).parent.parent / "golden"
 RESULTS = Path(__file__).parent.parent / "data" / "results"
-FIXTURES = ("smoke-a", "smoke-c")  # an older result (2 runs a side) and one of today's rule
+FIXTURES = ("smoke-a", "smoke-c", "replicas-quick")  # an older result (2 runs a side), one of
+# the current rule, and a lab of four families in three units (replicas)
 COMMANDS: tuple[list[str], ...] = (
     [],
     ["lab"],

@@ -255,3 +255,14 @@ def test_a_generated_lab_is_checked_like_a_file(tmp_path: Path) -> None:
     raw["steps"][1]["clients"] = "many"
     with pytest.raises(LabError, match=r"ab\.toml: \[a\]: step 'async': field 'clients'"):
         lab_from_dict(raw, folder, where="ab.toml: [a]")
+
+
+def test_baseline_starts_a_family_and_a_probe_gives_its_unit_and_headline() -> None:
+    replicas = next(lab for lab in builtin_labs() if lab.name == "replicas")
+    starts = [s.name for s in replicas.steps if s.baseline]
+    assert starts == ["writes", "read_your_writes", "standby_conflicts"]
+    assert not replicas.step("sync_remote_write").baseline  # not inherited
+    pairs = replicas.step("read_your_writes")
+    assert pairs.unit == "pairs/s" and pairs.headline == ("stale reads, %",)
+    assert replicas.step("writes").unit is None  # pgbench's: the lab metric's unit
+    assert "baseline" not in replicas.step("writes").changes

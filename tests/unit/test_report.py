@@ -238,8 +238,16 @@ def tags(page: str) -> _Tags:
     return parser
 
 
+def six_seconds(result: dict[str, Any]) -> dict[str, Any]:
+    """Runs of six seconds each, the rate read per second: a course worth a plot."""
+    for step in result["steps"]:
+        for run in step["runs"]:
+            run["progress"] = [[t, run["tps"] * (0.95 + 0.02 * t)] for t in range(1, 7)]
+    return result
+
+
 def test_html_is_self_contained_with_plots(smoke: dict[str, Any]) -> None:
-    page = render_html(decode(smoke))
+    page = render_html(decode(six_seconds(smoke)))
     found = tags(page)
     assert found.fetching == []
     assert "script" not in found.count and "link" not in found.count
@@ -249,7 +257,21 @@ def test_html_is_self_contained_with_plots(smoke: dict[str, Any]) -> None:
     assert not re.search(r"https?://(?!www\.w3\.org/)", page)
 
 
+def test_throughput_over_time_needs_a_series_and_is_in_the_steps_unit(
+    smoke: dict[str, Any],
+) -> None:
+    assert "throughput" not in [p.key for p in all_plots(decode(smoke))]  # 2-3 s a run
+    smoke["metric"]["unit"] = "logins/s"
+    for step in smoke["steps"]:
+        step["metric"]["unit"] = "logins/s"
+        for run in step["runs"]:
+            run["value"] = 10 * run["tps"]  # ten logins a transaction
+    plot = next(p for p in all_plots(decode(six_seconds(smoke))) if p.key == "throughput")
+    assert "logins/s" in plot.svg and "pgbench tx/s" not in plot.svg
+
+
 def test_html_draws_waits_and_phases_when_present(enriched: dict[str, Any]) -> None:
+    enriched = six_seconds(enriched)
     found = tags(render_html(decode(enriched)))
     assert found.count["svg"] == 5
     assert [p.key for p in all_plots(decode(enriched))] == [
@@ -399,7 +421,7 @@ def test_runs_command_lists_runs_with_headline(
     assert main(["runs", "--dir", str(runs)]) == 0
     out = capsys.readouterr().out
     assert out.count("smoke") >= 2
-    assert "select_only ×16.26 [14.12–19.11]" in out
+    assert "select_only ×16.26 [14.12–19.11] faster" in out
     assert "2026-11-22 02:15:28" in out
 
 
@@ -437,27 +459,18 @@ def test_sweeps_and_skipped_steps_are_listed(smoke: dict[str, Any]) -> None:
     assert "- huge_pages: needs a restart" in md and "<li>huge_pages: needs a restart</li>" in page
 
 
-def test_verdict_names_the_step_it_compares_with_when_not_the_row_above(
+def test_verdict_names_the_step_it_compares_with_and_carries_its_ratio(
     smoke: dict[str, Any],
 ) -> None:
-    from pgopt.report.fmt import format_verdict
+    from pgopt.report.blocks import Span
+    from pgopt.report.document import judged
 
-    step = decode(smoke).steps[1]
-    result = replace(
-        decode(smoke),
-        steps=tuple(
-            replace(step, name=name, compared_with=compared, verdict_vs_previous=verdict)
-            for name, compared, verdict in (
-                ("baseline", None, Verdict.NOT_APPLICABLE),
-                ("function", "baseline", Verdict.FASTER),
-                ("logging", "function", Verdict.SLOWER),
-                ("connect", "function", Verdict.SLOWER),
-            )
-        ),
+    steps = decode(smoke).steps
+    assert judged(steps[0]) == (Span("—"),)  # the baseline is compared with nothing
+    step = replace(steps[2], compared_with="async_commit", verdict_vs_previous=Verdict.SLOWER)
+    words = "".join(span.text for span in judged(step))
+    assert step.ratio_vs_previous is not None
+    low, high = step.ratio_vs_previous.ci95
+    assert words == (
+        f"slower ×{step.ratio_vs_previous.median:.2f} [{low:.2f}–{high:.2f}] vs async_commit"
     )
-    assert [format_verdict(result, i) for i in range(4)] == [
-        "n/a",
-        "faster",
-        "slower",
-        "slower vs function",
-    ]

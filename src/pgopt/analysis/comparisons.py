@@ -1,7 +1,9 @@
 """Which steps a lab compares, and their verdicts as one family (pure).
 
 Every step is compared with the step it derives from (its `from`, or the step
-before it; the nearest ancestor that ran) and with the baseline; labs timed by
+before it; the nearest ancestor that ran) and with the baseline: the lab's first
+step, or in a lab whose steps measure different workloads, the step that starts
+the step's family (`baseline = true`), which is compared with nothing before it; labs timed by
 phase also compare each phase with the same phase of the step it derives from.
 Runs of two steps in the same segment shared rounds and are compared pair by
 pair; runs in different segments are compared as independent samples. All of a
@@ -36,9 +38,17 @@ class Pair:
     phase: str | None = None
 
 
-def reference_of(step: str, order: Sequence[str], parents: Mapping[str, str | None]) -> str | None:
+def reference_of(
+    step: str,
+    order: Sequence[str],
+    parents: Mapping[str, str | None],
+    starts: Collection[str] = (),
+) -> str | None:
     """The step `step` is compared with, among the steps in `order` (those that ran, in
-    lab order): its nearest ancestor that ran, else the step before it; None for the first."""
+    lab order): its nearest ancestor that ran, else the step before it; None for the first
+    step and for a step that starts a family of its own (`starts`)."""
+    if step in starts:
+        return None
     ran = set(order)
     parent = parents.get(step)
     while parent is not None and parent not in ran:
@@ -49,15 +59,32 @@ def reference_of(step: str, order: Sequence[str], parents: Mapping[str, str | No
     return order[index - 1] if index > 0 else None
 
 
-def metric_pairs(order: Sequence[str], parents: Mapping[str, str | None]) -> list[Pair]:
-    """Each step against the step it derives from and against the baseline, once each."""
+def baseline_of(
+    step: str,
+    order: Sequence[str],
+    parents: Mapping[str, str | None],
+    starts: Collection[str] = (),
+) -> str:
+    """The baseline of `step`'s family: where its chain of references ends (the lab's
+    first step, or the nearest step that starts a family)."""
+    seen = step
+    while (reference := reference_of(seen, order, parents, starts)) is not None:
+        seen = reference
+    return seen
+
+
+def metric_pairs(
+    order: Sequence[str], parents: Mapping[str, str | None], starts: Collection[str] = ()
+) -> list[Pair]:
+    """Each step against the step it derives from and against its family's baseline,
+    once each; a step that starts a family is compared with nothing before it."""
     pairs: list[Pair] = []
-    baseline = order[0] if order else None
-    for step in order[1:]:
-        reference = reference_of(step, order, parents)
-        for a in dict.fromkeys((reference, baseline)):
-            if a is not None:
-                pairs.append(Pair(a, step))
+    for step in order:
+        reference = reference_of(step, order, parents, starts)
+        if reference is None:
+            continue
+        baseline = baseline_of(step, order, parents, starts)
+        pairs += [Pair(a, step) for a in dict.fromkeys((reference, baseline))]
     return pairs
 
 
@@ -65,12 +92,13 @@ def lab_pairs(
     order: Sequence[str],
     parents: Mapping[str, str | None],
     phases: Mapping[str, Sequence[str]],
+    starts: Collection[str] = (),
 ) -> list[Pair]:
     """A lab's whole family: `metric_pairs`, then each timed phase of a step against the
     same phase of the step it derives from (`phases`: each step's timed phase names)."""
-    pairs = metric_pairs(order, parents)
+    pairs = metric_pairs(order, parents, starts)
     for step in order[1:]:
-        reference = reference_of(step, order, parents)
+        reference = reference_of(step, order, parents, starts)
         if reference is None:
             continue
         shared = [p for p in phases.get(step, ()) if p in phases.get(reference, ())]
@@ -142,7 +170,8 @@ def lab_decisions(
     measured = {o.step.name: o for o in outcomes if o.runs}
     order = [s.name for s in steps if s.name in measured]
     phases = {name: [n for n, _ in o.runs[0].phases] for name, o in measured.items()}
-    pairs = lab_pairs(order, {s.name: s.parent for s in steps}, phases)
+    starts = {s.name for s in steps if s.baseline}
+    pairs = lab_pairs(order, {s.name: s.parent for s in steps}, phases, starts)
     if only is not None:
         pairs = [p for p in pairs if p.step in only]
     return decide_family(

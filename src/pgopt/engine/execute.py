@@ -347,7 +347,7 @@ class Experiment:
         record.checks = run_checks(self.ctx, step, "run")
         if step.fresh:
             record.facts = {**record.facts, **measure_facts(self.ctx, step)}
-        self.display.run_finished(step, label, record.value, self.lab.metric.unit)
+        self.display.run_finished(step, label, record.value, step.unit or self.lab.metric.unit)
         return record
 
     def _server_cpu_s(self) -> float | None:

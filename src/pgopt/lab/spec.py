@@ -106,6 +106,11 @@ class Step:
     pooler: str | None = None  # pgbench connects through this pooler (target/pooler.py)
     nodes: str = "primary"  # where pgbench runs: the primary, the standbys, or all of them
     standby_settings: dict[str, str] = field(default_factory=dict)  # on each hot standby
+    # starts a family of comparisons: compared with no step before it, and the baseline
+    # of the steps that derive from it (a lab whose steps measure different workloads)
+    baseline: bool = False
+    unit: str | None = None  # what its figure counts, when not the lab metric's unit
+    headline: tuple[str, ...] = ()  # facts a report's summary shows beside its figure
 
 
 @dataclass(frozen=True)

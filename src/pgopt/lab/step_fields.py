@@ -236,6 +236,9 @@ STEP_FIELDS: tuple[StepField, ...] = (
     ),
     StepField("probe", _probe, lambda r: None, inherit=False, shown="own"),
     StepField(
+        "baseline", lambda t, r: t.flag("baseline"), lambda r: False, inherit=False, shown="never"
+    ),
+    StepField(
         "probe_args",
         lambda t, r: dict(t.table("probe_args")),
         lambda r: {},

@@ -8,6 +8,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from .. import probes
 from .spec import Metric, MetricSource, Phase, Reported, RunDefaults, Step
 from .step_fields import Reading, changes_of, field_values
 from .table import Table
@@ -70,6 +71,7 @@ def _step(t: Table, r: Reading, name: str, sweep_clients: Any) -> Step:
             raise t.fail("sweep", f"clients must be positive integers, got {sweep_clients!r}")
         values["clients"] = sweep_clients
         title = f"{title}, {sweep_clients} clients"
+    probe = probes.get(values["probe"]) if values["probe"] else None
     step = Step(
         name=name if sweep_clients is None else f"{name}-c{sweep_clients}",
         title=title,
@@ -78,6 +80,8 @@ def _step(t: Table, r: Reading, name: str, sweep_clients: Any) -> Step:
         changes={},
         note=t.text("note", "").strip(),
         sweep=name if sweep_clients is not None else None,
+        unit=probe.unit if probe else None,
+        headline=probe.headline if probe else (),
         **values,
     )
     return replace(step, changes=changes_of(step, r.parent))

@@ -196,7 +196,7 @@ class StepResult:
     title: str
     changes: dict[str, Any]
     metric: MetricSummary
-    ratio_vs_baseline: Ratio
+    ratio_vs_baseline: Ratio  # against `baseline`: the lab's first step or its family's
     ratio_vs_previous: Ratio | None
     verdict_vs_baseline: Verdict
     verdict_vs_previous: Verdict
@@ -206,9 +206,11 @@ class StepResult:
     settings: dict[str, str] | None = absent()
     clients: int | None = absent()
     compared_with: str | None = None
+    baseline: str | None = absent()  # the step ratio_vs_baseline compares with
     latency_ms: Latency | None = None
     facts: dict[str, Any] = field(default_factory=dict)
     fact_units: dict[str, str] | None = absent()
+    headline: tuple[str, ...] | None = absent()  # facts the summary shows beside the rate
     warnings: tuple[str, ...] = ()
     reported: Reported | None = None
     tps: Series | None = absent()

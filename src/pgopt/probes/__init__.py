@@ -34,6 +34,8 @@ class Probe:
     run: Callable[[ProbeContext], float]
     unavailable: Callable[[ProbeContext], str | None]
     needs_standby: bool = False  # only in a lab with hot standbys ([cluster])
+    unit: str | None = None  # what its rate counts, when not the lab's metric's unit
+    headline: tuple[str, ...] = ()  # the facts a report's summary shows beside its rate
 
 
 def always_available(_ctx: ProbeContext) -> str | None:

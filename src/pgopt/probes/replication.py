@@ -174,6 +174,17 @@ def standby_queries(ctx: ProbeContext) -> float:
 
 
 PROBES = {
-    "stale_reads": Probe(stale_reads, always_available, needs_standby=True),
-    "standby_queries": Probe(standby_queries, always_available, needs_standby=True),
+    "stale_reads": Probe(
+        stale_reads,
+        always_available,
+        needs_standby=True,
+        unit="pairs/s",
+        headline=("stale reads, %",),
+    ),
+    "standby_queries": Probe(
+        standby_queries,
+        always_available,
+        needs_standby=True,
+        headline=("standby transactions cancelled, %",),
+    ),
 }

@@ -38,8 +38,9 @@ from .fmt import (
     format_ratio,
     format_rounds,
     format_value,
-    format_verdict,
     format_verdict_word,
+    format_vs_baseline,
+    is_a_baseline,
 )
 
 
@@ -98,24 +99,40 @@ def _banners(result: LabResult) -> tuple[tuple[Style, Inline], ...]:
     return tuple(out)
 
 
-def verdict_spans(verdict: str, ratio: Ratio | None) -> Inline:
-    return (Span(format_verdict_word(ratio, verdict), VERDICT_STYLE.get(verdict, Style.PLAIN)),)
+def verdict_spans(verdict: str, ratio: Ratio | None, *, detectable: bool = True) -> Inline:
+    word = format_verdict_word(ratio, verdict, detectable=detectable)
+    return (Span(word, VERDICT_STYLE.get(verdict, Style.PLAIN)),)
+
+
+def judged(step: StepResult) -> Inline:
+    """A step's verdict with the ratio it judged and the step it compared with, always
+    together: 'faster ×1.10 [1.02–1.18] vs async_commit'; '—' for a baseline."""
+    ratio = step.ratio_vs_previous
+    if ratio is None:
+        return (Span("—"),)
+    return (
+        *verdict_spans(str(step.verdict_vs_previous), ratio),
+        Span(f" {format_ratio(ratio)}"),
+        Span(f" vs {step.compared_with or 'the step before'}", Style.MUTED),
+    )
 
 
 def _summary(result: LabResult) -> Section:
     rows = []
     article = any(step.reported for step in result.steps)  # a column only where it says something
+    unit = fields.unit_header(result)
     for i, step in enumerate(result.steps):
         checks, ok = format_checks(step)
-        verdict = format_verdict(result, i)
-        tone = VERDICT_STYLE.get(str(step.verdict_vs_previous), Style.PLAIN)
+        figure = format_metric(step.metric)
+        if unit is None:
+            figure += f" {step.metric.unit or result.metric.unit}"
         rows.append(
             (
                 Cell((Span(step.name, Style.STRONG),), swatch=i),
                 Cell((Span(format_changes(step), Style.CODE),)),
-                Cell(plain(format_metric(step.metric))),
-                Cell(plain(format_ratio(step.ratio_vs_baseline))),
-                Cell((Span(verdict, tone),)),
+                Cell(plain(figure)),
+                Cell(plain(format_vs_baseline(result, step))),
+                Cell(judged(step)),
                 *([Cell(plain(format_article(step)))] if article else []),
                 Cell(
                     (
@@ -131,7 +148,7 @@ def _summary(result: LabResult) -> Section:
         header=(
             "step",
             "what changed",
-            result.metric.unit,
+            unit or "median",
             "× baseline",
             "verdict",
             *(["article"] if article else []),
@@ -143,6 +160,7 @@ def _summary(result: LabResult) -> Section:
     )
     blocks: list[Block] = [table, *_phase_tables(result)]
     notes = [
+        ("Facts", fields.headline_lines(result)),
         ("Ceiling", fields.ceiling_lines(result)),
         ("Client sweeps", fields.sweep_lines(result)),
         ("Skipped steps", fields.skipped_lines(result)),
@@ -211,7 +229,7 @@ def _comparison(ratio: Ratio | None, verdict: str) -> Inline:
     """'×2.01 [1.98–2.04] faster (6 rounds, paired, run-to-run CV 1.2%, ...)'."""
     spans = [Span(format_ratio(ratio))]
     if verdict != "n/a":
-        spans += [Span(" "), *verdict_spans(verdict, ratio)]
+        spans += [Span(" "), *verdict_spans(verdict, ratio, detectable=False)]
     evidence = format_rounds(ratio)
     if evidence:
         spans.append(Span(f" ({evidence})", Style.MUTED))
@@ -237,12 +255,19 @@ def _step(index: int, step: StepResult) -> Section:
                 ),
             ),
         ),
-        ("× baseline", _comparison(step.ratio_vs_baseline, str(step.verdict_vs_baseline))),
     ]
+    if not is_a_baseline(step):
+        items.append(
+            (
+                f"× {step.baseline or 'baseline'}"
+                + (" (baseline)" if step.baseline and step.baseline != "baseline" else ""),
+                _comparison(step.ratio_vs_baseline, str(step.verdict_vs_baseline)),
+            )
+        )
     if fields.compared_with_other_than_baseline(step):
         items.append(
             (
-                f"× {step.compared_with or 'previous'}",
+                f"× {step.compared_with or 'the step before'}",
                 _comparison(step.ratio_vs_previous, str(step.verdict_vs_previous)),
             )
         )

@@ -207,12 +207,41 @@ def skipped_lines(result: LabResult) -> list[str]:
 
 
 def headline(result: LabResult) -> StepResult | None:
-    """The step that gained most against the baseline (the run's one-line answer)."""
-    steps = result.steps[1:]
+    """The run's one-line answer: the step with the largest gain against its baseline
+    among those whose verdict says it is faster; with none, the largest estimate (shown
+    with its verdict, which then says it is not a finding)."""
+    steps = [s for s in result.steps if s.ratio_vs_previous is not None]
     if not steps:
         return None
     sign = 1 if result.metric.higher_is_better else -1
-    return max(steps, key=lambda s: sign * s.ratio_vs_baseline.median)
+    faster = [s for s in steps if str(s.verdict_vs_baseline) == "faster"]
+    return max(faster or steps, key=lambda s: sign * s.ratio_vs_baseline.median)
+
+
+def fact_text(name: str, value: Any) -> str:
+    """'stale reads 90.2%' for a fact named 'stale reads, %'; 'name: value' otherwise."""
+    if name.endswith(", %"):
+        return f"{name.removesuffix(', %')} {value}%"
+    return f"{name}: {value}"
+
+
+def headline_lines(result: LabResult) -> list[str]:
+    """The facts a step's summary row stands beside: 'read_your_writes: stale reads 79%'."""
+    lines = []
+    for step in result.steps:
+        shown = [
+            fact_text(name, step.facts[name]) for name in step.headline or () if name in step.facts
+        ]
+        if shown:
+            lines.append(f"{step.name}: {'; '.join(shown)}")
+    return lines
+
+
+def unit_header(result: LabResult) -> str | None:
+    """The one unit every step's figure is in (a column header, a plot's axis), or None
+    when steps measure in different units (each figure then says its own)."""
+    units = {step.metric.unit or result.metric.unit for step in result.steps}
+    return units.pop() if len(units) == 1 else None
 
 
 def step_label(step: StepResult) -> str:
@@ -250,8 +279,10 @@ def run_facts(result: LabResult) -> list[str]:
 def summary_caption(result: LabResult) -> str:
     """The legend under every summary table: what the figures are, how verdicts were drawn."""
     return (
-        "Median of the runs ±run-to-run CV; × baseline: geometric-mean ratio with its 95% "
-        "interval; verdict vs the step it derives from. " + decision_note(result)
+        "Median of the runs ±run-to-run CV; × baseline: geometric-mean ratio to the "
+        "baseline (the first step, or the one named) with its 95% interval; verdict: "
+        "against the step it derives from (named), beside the ratio of that pair. "
+        + decision_note(result)
     )
 
 

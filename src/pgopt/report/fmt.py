@@ -116,33 +116,32 @@ def format_value(value: object) -> str:
     return ", ".join(map(str, value)) if isinstance(value, list | tuple) else str(value)
 
 
-def verdict_reference(result: LabResult, index: int) -> str | None:
-    """The step a verdict compares with, when it is not the row above (a `from` step)."""
-    steps = result.steps
-    compared = steps[index].compared_with
-    if compared is None or (index > 0 and steps[index - 1].name == compared):
-        return None
-    return compared
-
-
-def format_verdict_word(ratio: Ratio | None, verdict: str) -> str:
+def format_verdict_word(ratio: Ratio | None, verdict: str, *, detectable: bool = True) -> str:
     """'faster', 'no-change', 'inconclusive (could detect ≥7%)' or 'inconclusive (needs 3
-    rounds)': an inconclusive verdict says what this run could have seen."""
+    rounds)': an inconclusive verdict says what this run could have seen (`detectable`
+    False where the evidence beside it says so already)."""
     if verdict != "inconclusive" or ratio is None:
         return verdict
     if ratio.rounds is not None and ratio.rounds < 3:
         return "inconclusive (needs 3 rounds)"
-    if ratio.detectable is None:
+    if ratio.detectable is None or not detectable:
         return verdict
     return f"inconclusive (could detect ≥{ratio.detectable:.0%})"
 
 
-def format_verdict(result: LabResult, index: int) -> str:
-    """'faster', or 'faster vs function' when it compares with another step than the row above."""
-    step = result.steps[index]
-    verdict = format_verdict_word(step.ratio_vs_previous, str(step.verdict_vs_previous))
-    reference = verdict_reference(result, index)
-    return f"{verdict} vs {reference}" if reference else verdict
+def is_a_baseline(step: StepResult) -> bool:
+    """The lab's first step, or one that starts a family: compared with no step before it."""
+    return step.ratio_vs_previous is None
+
+
+def format_vs_baseline(result: LabResult, step: StepResult) -> str:
+    """The summary's "× baseline" cell: the ratio alone (its verdict is not the row's),
+    naming the baseline where it is not the lab's first step; '—' for a baseline."""
+    if is_a_baseline(step):
+        return "—"
+    text = format_ratio(step.ratio_vs_baseline)
+    first = result.steps[0].name if result.steps else None
+    return f"{text} vs {step.baseline}" if step.baseline and step.baseline != first else text
 
 
 def format_rounds(ratio: Ratio | None) -> str:

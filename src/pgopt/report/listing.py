@@ -8,7 +8,7 @@ from rich.table import Table
 from ..model.result import LabResult
 from ..store import StoredRun
 from .fields import headline
-from .fmt import format_ratio
+from .fmt import format_ratio, format_verdict_word
 
 
 def runs_table(runs: list[StoredRun]) -> Table:
@@ -22,16 +22,26 @@ def runs_table(runs: list[StoredRun]) -> Table:
     table.add_column("folder", overflow="fold")
     for run in runs:
         r = run.result
-        best = headline(r)
         table.add_row(
             escape(r.started_at.replace("T", " ").rstrip("Z")),
             escape(r.lab),
             str(len(r.steps)),
-            (f"{escape(best.name)} {format_ratio(best.ratio_vs_baseline)}" if best else "—"),
+            escape(_headline(r)),
             _status(r),
             escape(str(run.path)),
         )
     return table
+
+
+def _headline(result: LabResult) -> str:
+    """'covering ×1.30 [0.83–2.03] inconclusive': every ratio with its verdict."""
+    best = headline(result)
+    if best is None:
+        return "—"
+    ratio = best.ratio_vs_baseline
+    verdict = format_verdict_word(ratio, str(best.verdict_vs_baseline))
+    versus = f" vs {best.baseline}" if best.baseline else ""
+    return f"{best.name} {format_ratio(ratio)} {verdict}{versus}"
 
 
 def _status(result: LabResult) -> str:

@@ -57,12 +57,17 @@ def inline(spans: Inline, *, in_table: bool = False) -> str:
     for span in spans:
         if not span.text.strip():
             out.append(" " if span.text else "")
-        elif span.style is Style.CODE:
-            out.append(code(span.text, in_table=in_table))
+            continue
+        # a span's outer spaces stay outside its delimiters: CommonMark takes `**a***(b)*`
+        # or `** a**` as literal asterisks
+        lead = " " if span.text[0].isspace() else ""
+        trail = " " if span.text[-1].isspace() else ""
+        if span.style is Style.CODE:
+            out.append(lead + code(span.text, in_table=in_table) + trail)
         elif span.style in (Style.STRONG, Style.GOOD, Style.BAD):
-            out.append(f"**{text(span.text)}**")
+            out.append(f"{lead}**{text(span.text)}**{trail}")
         elif span.style is Style.MUTED:
-            out.append(f"*{text(span.text)}*")
+            out.append(f"{lead}*{text(span.text)}*{trail}")
         else:
             out.append(_flowing(span.text))
     return "".join(out)

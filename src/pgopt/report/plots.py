@@ -21,7 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
-from ..model.result import LabResult
+from ..model.result import LabResult, Run
 from . import fields
 
 if TYPE_CHECKING:
@@ -169,6 +169,8 @@ def medians(result: LabResult) -> Plot:
             )
             ax.legend(loc="upper left")
         for i, step in enumerate(steps):
+            if step.ratio_vs_previous is None:  # a baseline: no ratio to show
+                continue
             top = max(values[i] + errors[1][i], article.get(i, 0.0))
             ax.annotate(
                 f"×{step.ratio_vs_baseline.median:.2f}",
@@ -179,7 +181,7 @@ def medians(result: LabResult) -> Plot:
                 fontsize=9,
             )
         _step_axis(ax, names)
-        ax.set_ylabel(metric.unit)
+        ax.set_ylabel(fields.unit_header(result) or "each step's own unit")
         ax.set_ylim(bottom=0)
         ax.margins(y=0.12)
         ax.grid(axis="x", visible=False)
@@ -194,10 +196,21 @@ def medians(result: LabResult) -> Plot:
     )
 
 
+MIN_SERIES_POINTS = 5  # a line of fewer seconds shows no course worth a plot
+
+
+def _rate_over_time(run: Run) -> tuple[list[float], list[float]]:
+    """A run's per-second pgbench rate in the step's own unit (logins, orders: pgbench's
+    transactions times what the run counts per transaction)."""
+    per_tx = run.value / run.tps if run.tps else 1.0
+    points = run.progress or ()
+    return [p[0] for p in points], [p[1] * per_tx for p in points]
+
+
 def throughput(result: LabResult) -> Plot | None:
     series = []
     for index, step in enumerate(result.steps):
-        runs = [r for r in step.runs if r.progress]
+        runs = [r for r in step.runs if len(r.progress or ()) >= MIN_SERIES_POINTS]
         if runs:
             median = step.metric.median
             typical = min(runs, key=lambda r: abs(r.value - median))
@@ -209,8 +222,7 @@ def throughput(result: LabResult) -> Plot | None:
     with _figure("throughput", max(3.6, 0.9 + 0.24 * legend_rows)) as (ax, out):
         for index, name, typical, runs in series:
             for run in runs:
-                t = [p[0] for p in run.progress or ()]
-                tps = [p[1] for p in run.progress or ()]
+                t, tps = _rate_over_time(run)
                 bold = run is typical
                 ax.plot(
                     t,
@@ -224,7 +236,8 @@ def throughput(result: LabResult) -> Plot | None:
                 )
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_xlabel("seconds into the run")
-        ax.set_ylabel("pgbench tx/s")
+        units = {result.steps[i].metric.unit or result.metric.unit for i, _, _, _ in series}
+        ax.set_ylabel(units.pop() if len(units) == 1 else "per second, each step's unit")
         ax.set_ylim(bottom=0)
         ax.legend(
             loc="upper left",
@@ -235,10 +248,11 @@ def throughput(result: LabResult) -> Plot | None:
     return Plot(
         "throughput",
         "Throughput over time",
-        "Transactions per second of each detailed run (by default the first round's), "
-        "from pgbench's transaction log (sampled: each second's lines over the sampling "
-        "rate): the run nearest the step's median in bold, the other runs faint. A dip "
-        "or a climb means the run was not steady.",
+        "Each second of each detailed run (by default the first round's; runs of at "
+        f"least {MIN_SERIES_POINTS} s), from pgbench's transaction log (sampled: each "
+        "second's lines over the sampling rate) in the step's unit: the run nearest the "
+        "step's median in bold, the other runs faint. A dip or a climb means the run was "
+        "not steady.",
         out[0],
     )
 
