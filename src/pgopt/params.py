@@ -34,6 +34,7 @@ class RunParams:
     margin: float = 0.03  # the smallest relative change that matters
     latencies: str = "first"  # the runs pgbench times per transaction: LATENCY_RUNS
     standby_dsns: tuple[str, ...] = ()  # a user's hot standbys (--standby-dsn)
+    scaled: bool = True  # the dataset's size follows `scale` (an A/B's copy does not)
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -84,6 +85,7 @@ def resolve_params(
         margin=margin / 100 if margin is not None else lab.metric.margin,
         latencies=latencies,
         standby_dsns=standby_dsns,
+        scaled=lab.dataset.variable is not None,
     )
 
 

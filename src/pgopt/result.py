@@ -56,6 +56,7 @@ from .model.result import (
 )
 from .redact import redactor
 from .result_runs import latency, observer_summary, run_result, server_cpu_us_per_tx
+from .words import plural
 
 
 def build_result(
@@ -187,7 +188,8 @@ def _plan(outcome: ExperimentOutcome) -> PlanRecord | None:
                 if r.segment == segment.index and r.round == done.under_way
             )
             stopped = (
-                f"stopped in round {done.under_way}, after {finished} of {len(segment.steps)} runs"
+                f"stopped in round {done.under_way}, after {finished} of "
+                f"{plural(len(segment.steps), 'run')}"
             )
             shown = done.under_way
         segments.append(

@@ -90,7 +90,7 @@ def test_dropping_an_index_a_hot_query_needs_fails_the_gate(
     code, result = run_ab(workdir, tmp_path / "out", *args)
     assert code == 1
     assert result["steps"][1]["verdict_vs_previous"] == "slower"
-    assert "the CI gate failed for 1 of 1 steps: B (B) vs A (A)" in capsys.readouterr().err
+    assert "the CI gate failed for 1 of 1 step: B (B) vs A (A)" in capsys.readouterr().err
     assert "<failure" in junit.read_text()
 
 

@@ -71,7 +71,7 @@ def test_dry_run_prints_the_plan_and_starts_nothing(
     rounds = [ln for ln in out.splitlines() if ln.strip().startswith("round ")]
     assert len(rounds) == 3
     assert all(all(s in ln for s in ("baseline", "async_commit", "select_only")) for ln in rounds)
-    assert "at most" not in out and "9 runs of about" in out
+    assert "time: about" in out and "(9 runs)" in out and "between" not in out
     assert list(tmp_path.iterdir()) == []  # no server folder was made
     # the same seed draws the same plan
     assert main(["lab", "run", "smoke", "--dry-run", "--reps", "3", "--seed", "7"]) == 0

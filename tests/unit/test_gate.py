@@ -55,7 +55,7 @@ def test_slower_beyond_the_threshold_fails() -> None:
     result = evaluate(Gate(0.05), [item(Verdict.SLOWER, 0.91, name="select_only")])
     assert result.failed
     assert result.lines() == ["select_only: slower ×0.91 [0.88–0.94], 9.0% slower ≥ 5%: FAIL"]
-    assert result.message() == "the CI gate failed for 1 of 1 steps: select_only"
+    assert result.message() == "the CI gate failed for 1 of 1 step: select_only"
 
 
 def test_slower_below_the_threshold_passes() -> None:

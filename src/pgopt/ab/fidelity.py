@@ -15,6 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from ..model.result import Run
+from ..words import plural
 from .synthesize import Synthesis
 from .workload_files import flat_query
 
@@ -81,7 +82,8 @@ def fidelity_markdown(rows: list[FidelityRow], synthesis: Synthesis) -> str:
     lines = [
         "# Fidelity of the synthesized workload",
         "",
-        f"Replayed: {len(rows)} statements, {synthesis.replayed_share:.1%} of the source's "
+        f"Replayed: {plural(len(rows), 'statement')}, {synthesis.replayed_share:.1%} of the "
+        "source's "
         "execution time. Shares are among the replayed statements; the replay's are A's "
         "timed runs (pgbench's transactions per script, and latency per statement, which "
         "includes a round trip).",

@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ..words import plural
 from .sql_params import ColumnUse, Shape, Table, shape_of
 
 COVER = 0.90
@@ -211,7 +212,7 @@ def _script(name: str, candidate: Candidate, catalog: Catalog, pools: dict[Any, 
     st = candidate.statement
     lines = [
         f"-- {name}: {candidate.time_share:.1%} of the source's execution time, "
-        f"{st.calls:,} calls, {st.total_ms / max(st.calls, 1):.3f} ms each "
+        f"{plural(st.calls, 'call')}, {st.total_ms / max(st.calls, 1):.3f} ms each "
         f"(pg_stat_statements queryid {st.queryid})",
     ]
     values: dict[int, str] = {}

@@ -20,6 +20,7 @@ from pglast.parser import ParseError
 
 from ..model.result import LabResult
 from ..sqltree import tables_read
+from ..words import plural
 from .findings import Finding
 from .sql_checks import REWRITES
 
@@ -82,7 +83,7 @@ def verdict_of(result: LabResult) -> str:
     figures = ""
     if ratio is not None:
         low, high = ratio.ci95
-        figures = f" (×{ratio.median:.2f} [{low:.2f}–{high:.2f}], {len(b.runs)} rounds)"
+        figures = f" (×{ratio.median:.2f} [{low:.2f}–{high:.2f}], {plural(len(b.runs), 'round')})"
     verdict = b.verdict_vs_previous.value
     if verdict == "faster":
         return "proven faster" + figures

@@ -26,6 +26,7 @@ from ..report.blocks import (
     plain,
 )
 from ..report.fmt import format_value
+from ..words import plural
 
 SEVERITY_STYLE = {"critical": Style.BAD, "warning": Style.WARN, "info": Style.PLAIN}
 LEDE = (
@@ -40,8 +41,8 @@ def advice_report(doc: dict[str, Any]) -> Document:
     facts = [
         f"PostgreSQL {e['server_version_num'] // 10000}",
         f"sample {e['sample_s']:g} s",
-        f"{len(doc['rules_checked'])} rules checked",
-        f"{len(doc['findings'])} findings",
+        f"{plural(len(doc['rules_checked']), 'rule')} checked",
+        f"{plural(len(doc['findings']), 'finding')}",
         doc["started_at"],
     ]
     return Document(

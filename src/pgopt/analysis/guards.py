@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import re
 
+from ..words import plural
+
 MIN_SECONDS = 10
 CLIENT_CPU_SATURATED = 0.9
 
@@ -30,7 +32,7 @@ def run_warnings(
             f"{threads} threads): the figure may measure the client, not the server"
         )
     if failed:
-        out.append(f"{failed} transactions failed")
+        out.append(f"{plural(failed, 'transaction')} failed")
     if checkpoints:
         out.append(f"{checkpoints} checkpoint(s) started inside the timed run")
     if duration_s is not None and duration_s < MIN_SECONDS and not quick:
@@ -62,8 +64,8 @@ def contention_warning(rows: int, clients: int, table: str) -> str | None:
     """A contention workload on fewer rows than clients measures something else."""
     if rows < clients:
         return (
-            f"{table} has {rows} rows for {clients} clients: clients contend for rows "
-            "that are not there"
+            f"{table} has {plural(rows, 'row')} for {plural(clients, 'client')}: clients "
+            "contend for rows that are not there"
         )
     return None
 
@@ -89,5 +91,5 @@ def merge(warnings: list[list[str]]) -> list[str]:
         parts = shape.split("\0")
         text = parts[0] + "".join(r + p for r, p in zip(ranges, parts[1:], strict=True))
         n = len(seen)
-        out.append(text if n == total or total == 1 else f"{text} ({n} of {total} runs)")
+        out.append(text if n == total or total == 1 else f"{text} ({n} of {plural(total, 'run')})")
     return out

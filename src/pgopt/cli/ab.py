@@ -20,6 +20,7 @@ from ..model.result import LabResult
 from ..redact import redactor
 from ..report.gate import Gate, GateItem, evaluate
 from ..store import new_run_dir
+from ..words import plural
 from .ab_synthesis import say_fidelity, say_synthesis
 from .app import cli, err
 from .gate_output import finish_gate, gate_of, gate_options
@@ -136,7 +137,7 @@ def _with_copy(ab: AbSpec, pg_bin: str | None, folder: Path) -> AbSpec:
         )
     for table, (rows, sampled) in copied.sampled.items():
         if sampled:
-            err.print(f"pgopt: sampled {table}: {rows:,} rows copied", highlight=False)
+            err.print(f"pgopt: sampled {table}: {plural(rows, 'row')} copied", highlight=False)
     return replace(ab, setup=(copied.script, *ab.setup))
 
 

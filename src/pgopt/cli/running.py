@@ -14,10 +14,11 @@ import click
 from rich.markup import escape
 
 from ..binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, find_binaries
+from ..engine.estimate import estimate
 from ..engine.plan import plan_steps
 from ..engine.session import run_session
 from ..errors import UsageError
-from ..lab.spec import Lab, MetricSource
+from ..lab.spec import Lab
 from ..model.result import LabResult
 from ..params import LATENCY_RUNS, RunParams, check_overrides, resolve_params
 from ..progress import ConsoleDisplay
@@ -180,16 +181,7 @@ def _print_plan(item: Lab, params: RunParams, options: dict[str, Any]) -> None:
     out.print(f"[bold]{escape(item.name)}[/]: plan for {escape(where)}", highlight=False)
     for line in plan.describe():
         out.print(escape(line), highlight=False)
-    runs = sum(len(s.steps) * len(s.rounds) for s in plan.segments)
-    if item.metric.source is not MetricSource.PHASES:
-        seconds = params.duration_s + params.warmup_s + 1
-        minutes = runs * seconds / 60
-        upto = "at most " if plan.sequential else ""
-        out.print(
-            f"{upto}{runs} runs of about {seconds} s: {upto}{minutes:.0f} minutes"
-            + (" (sequential looks often stop earlier)" if plan.sequential else ""),
-            highlight=False,
-        )
+    out.print(f"time: {estimate(item, params, plan).describe()}", markup=False, highlight=False)
     probes = [s.name for s in item.steps if s.probe and s.name in params.steps]
     if probes:
         out.print(f"probes checked when the run starts: {', '.join(probes)}", highlight=False)

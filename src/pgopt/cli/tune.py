@@ -14,6 +14,7 @@ from ..machine import read_facts
 from ..params import parse_size
 from ..store import new_run_dir, write_atomic
 from ..target.embedded import default_workdir_base
+from ..target.facts import embedded_facts
 from ..tune import output, server
 from ..tune.facts import ServerSettings
 from ..tune.inputs import Given, assemble
@@ -22,6 +23,7 @@ from ..tune.profile import DB_TYPES, STORAGE, Inputs, derive, profiles
 from ..tune.safety import memory_check
 from ..tune.settings_check import Checked, Refused, check
 from ..tune.storage import probe
+from ..words import plural
 from .app import cli, err, out, say_written
 from .running import check_run_options, run_options
 from .tune_measure import measure
@@ -67,7 +69,13 @@ from .tune_measure import measure
     "--ablation/--no-ablation",
     default=True,
     show_default=True,
-    help="After --measure's comparison, which of the winner's settings mattered.",
+    help="After --measure's comparison, which of the winner's settings mattered "
+    "(there is a winner only on a decided verdict).",
+)
+@click.option(
+    "--ablate-from",
+    type=click.Choice(["pgopt", "pgtune"]),
+    help="The profile the ablation starts from, and tune.conf holds, when no profile wins.",
 )
 @run_options
 def tune_cmd(**options: Any) -> None:
@@ -77,6 +85,9 @@ def tune_cmd(**options: Any) -> None:
     and pgtune's to the test against the defaults, and says which settings mattered."""
     check_run_options(options)
     given = given_of(options)  # bad input fails here, before any server starts
+    if options["dry_run"]:
+        dry_run(options, given)
+        return
     target = read_server(options)
     if options["measure"]:
         measure(options, given, target, tune_inputs)
@@ -101,11 +112,48 @@ def tune_cmd(**options: Any) -> None:
         say_written([folder / f"tune.{options['fmt']}"])
     restart = sum(1 for s in accepted if s.restart)
     err.print(
-        f"[tune] {len(accepted)} settings ({restart} need a restart), {len(refused)} left out",
+        f"[tune] {plural(len(accepted), 'setting')} ({restart} need a restart), "
+        f"{len(refused)} left out",
         markup=False,
     )
     if not memory.fits:
         err.print(f"[tune] warning: {memory.describe()}", markup=False)
+
+
+PROBE_SECONDS = 35  # the disk probe as measured here: pg_test_fsync, then the reads
+READ_SECONDS = 4  # initdb, start, read pg_settings, stop a throwaway server
+
+
+def dry_run(options: dict[str, Any], given: Given) -> None:
+    """What `tune` would do, and for how long, starting nothing: no server, no probe.
+    With --measure, the plans of its labs from the profiles as derived for this machine
+    (not yet held to the server's bounds, which only a server can tell)."""
+    binaries = find_binaries(options["pg_bin"], need=CLIENT_PROGRAMS + SERVER_PROGRAMS)
+    where = (
+        "read the settings of the server of --dsn (a read-only session)"
+        if options["dsn"]
+        else f"start a throwaway PostgreSQL {binaries.version}, read its pg_settings and "
+        f"remove it (about {READ_SECONDS} s)"
+    )
+    probe = (
+        "take the storage as --storage gives it"
+        if options["storage"] or options["dsn"]
+        else f"probe the disk in {default_workdir_base()} (pg_test_fsync, random and "
+        f"sequential reads: about {PROBE_SECONDS} s; --storage skips it)"
+    )
+    out.print(f"pgopt tune would {where}, {probe}, then derive the profile.", highlight=False)
+    if not options["measure"]:
+        out.print("A dry run starts nothing and measures nothing.", highlight=False)
+        return
+    facts = embedded_facts(binaries)
+    target = ServerSettings(facts.version_num, 100, 0, {})
+
+    def derived_inputs(
+        options: dict[str, Any], given: Given, target: ServerSettings
+    ) -> tuple[Inputs, dict[str, Any]]:
+        return assemble(given, read_facts(), None, target, unmeasured="a dry run")
+
+    measure(options, given, target, derived_inputs, contexts=facts.contexts)
 
 
 def read_server(options: dict[str, Any]) -> ServerSettings:

@@ -8,7 +8,7 @@ profiles, the verdicts, and which settings mattered)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ from ..lab.load import lab_from_dict
 from ..model.result import LabResult
 from ..store import new_run_dir, write_atomic
 from ..tune import output
+from ..tune.choice import Choice, choose, verdict_text
 from ..tune.facts import ServerSettings
 from ..tune.inputs import Given
 from ..tune.measure_lab import (
@@ -44,8 +45,16 @@ InputsOf = Callable[[dict[str, Any], Given, ServerSettings], tuple[Inputs, dict[
 
 
 def measure(
-    options: dict[str, Any], given: Given, target: ServerSettings, inputs_of: InputsOf
+    options: dict[str, Any],
+    given: Given,
+    target: ServerSettings,
+    inputs_of: InputsOf,
+    *,
+    contexts: Mapping[str, str] | None = None,
 ) -> None:
+    """Run the comparison and the ablation; with --dry-run print their plans (then
+    `contexts`, the settings' contexts from the binaries, stand in for a server: the
+    profiles are as derived, not yet held to the server's bounds)."""
     workload = options["workload"]
     ab = None if workload in WORKLOADS else read_spec(Path(workload), AbFlags(), Path.cwd())
     scale = options["scale"] or (0.01 if options["quick"] and workload == "batch" else 1.0)
@@ -59,6 +68,9 @@ def measure(
         sources["db_size"] = "assumed 1 GB for the A/B's data (--db-size gives it)"
     profiled, texts = {}, {}
     for name in ("pgtune", "pgopt"):
+        if contexts is not None:
+            profiled[name] = _as_derived(name, inputs, contexts)
+            continue
         profiled[name], texts[name] = _profiled(name, inputs, target, bool(options["dsn"]))
     folder = None
     if not options["dry_run"]:
@@ -66,27 +78,51 @@ def measure(
         (folder / "raw").rmdir()  # the runs keep theirs in compare/ and ablation/
     run = _Runner(workload, ab, {**options, "scale": scale}, folder)
     compared = run("compare", lambda first: comparison_steps(first, *profiled.values()))
+    named = options["ablate_from"]
     if compared is None or folder is None:
+        if options["ablation"]:  # --dry-run: the ablation's plan too, from a profile
+            ablated_plan = named or "pgopt"
+            when = "from the profile named" if named else "only if a profile wins; pgopt's"
+            out.print(f"then the ablation ({when}):", highlight=False)
+            run("ablation", lambda first: ablation_steps(first, profiled[ablated_plan]))
         return
-    winner = pick(compared)
+    choice = choose(compared, named)
+    err.print(f"[tune] {choice.why}", markup=False)
+    start = named or choice.winner
     ablated = None
-    if options["ablation"]:
+    if options["ablation"] and start is not None:
         err.print(
-            f"[tune] {winner} won; now each of its settings back to its default", markup=False
+            f"[tune] the ablation: each of {start}'s settings back to its default", markup=False
         )
-        ablated = run("ablation", lambda first: ablation_steps(first, profiled[winner]))
-    accepted, refused = texts[winner]
+        ablated = run("ablation", lambda first: ablation_steps(first, profiled[start]))
+    elif options["ablation"]:
+        err.print(
+            "[tune] no ablation: it starts from a winner (--ablate-from pgopt|pgtune "
+            "names a profile to start from)",
+            markup=False,
+        )
+    accepted, refused = texts[choice.held] if choice.held else ((), ())
     accepted, memory = _within_memory(accepted, target, inputs.connections, inputs.ram_mb)
     name = workload if not ab else Path(workload).name
-    lines = [f"pgopt tune --measure: {winner} won on {name}", memory.describe()]
+    lines = [f"pgopt tune --measure on {name}: {choice.why}", memory.describe()]
     write_atomic(folder / "tune.conf", output.conf(lines, accepted, refused))
-    doc = summary(inputs.names(), sources, compared, ablated, winner, profiled, memory.describe())
+    doc = summary(
+        inputs.names(), sources, compared, ablated, choice, start, profiled, memory.describe()
+    )
     write_atomic(folder / "tune.json", json.dumps(doc, indent=2) + "\n")
     write_atomic(folder / "report.md", report_markdown(doc, name))
     for line in summary_lines(doc):
         out.print(line, markup=False, highlight=False)
     out.print(f"configuration: {folder / 'tune.conf'}", highlight=False)
     say_written([folder / "report.md"])
+
+
+def _as_derived(name: str, inputs: Inputs, contexts: Mapping[str, str]) -> Profiled:
+    """A profile as derived, for a plan: the settings this server version has."""
+    profile = profiles()[name]
+    settings = {d.name: d.value for d in derive(profile, inputs) if d.name in contexts}
+    title = f"{profile.title} ({inputs.db_type})" if name == "pgtune" else profile.title
+    return Profiled(name, title, settings, {n: "default" for n in settings})
 
 
 def _profiled(
@@ -155,24 +191,14 @@ def _within_memory(
     return (*kept, work_mem), fitted_check
 
 
-def pick(result: LabResult) -> str:
-    """pgopt when its verdict against pgtune is faster, pgtune when slower; otherwise the
-    better median."""
-    step = result.step("pgopt")
-    verdict = step.verdict_vs_previous.value
-    if verdict in ("faster", "slower"):
-        return "pgopt" if verdict == "faster" else "pgtune"
-    ratio = step.ratio_vs_previous
-    better = ratio is not None and (ratio.median >= 1) == step.metric.higher_is_better
-    return "pgopt" if better else "pgtune"
-
-
-def _verdict(step: Any) -> dict[str, Any]:
-    ratio = step.ratio_vs_previous
+def _verdict(step: Any, *, vs_baseline: bool = False) -> dict[str, Any]:
+    ratio = step.ratio_vs_baseline if vs_baseline else step.ratio_vs_previous
+    verdict = step.verdict_vs_baseline if vs_baseline else step.verdict_vs_previous
     return {
-        "verdict": step.verdict_vs_previous.value,
+        "verdict": verdict.value,
         "ratio": ratio.median if ratio else None,
         "ci95": list(ratio.ci95) if ratio else None,
+        "text": verdict_text(verdict.value, ratio),
     }
 
 
@@ -181,16 +207,19 @@ def summary(
     sources: dict[str, Any],
     compared: LabResult,
     ablated: LabResult | None,
-    winner: str,
+    choice: Choice,
+    start: str | None,
     profiled: dict[str, Profiled],
     memory: str,
 ) -> dict[str, Any]:
     mattered = []
-    for step in ablated.steps[1:] if ablated else ():
-        setting = step.name.removeprefix("without_")
-        entry = {"setting": setting, "value": profiled[winner].settings[setting]}
-        entry |= {"default": profiled[winner].defaults[setting], **_verdict(step)}
-        mattered.append(entry)
+    if ablated is not None and start is not None:
+        source = profiled[start]
+        for step in ablated.steps[1:]:
+            setting = step.name.removeprefix("without_")
+            entry = {"setting": setting, "value": source.settings[setting]}
+            entry |= {"default": source.defaults[setting], **_verdict(step)}
+            mattered.append(entry)
     return {
         "schema": RUN_SCHEMA,
         "inputs": {**names, "sources": sources},
@@ -198,7 +227,11 @@ def summary(
         "metric": compared.steps[0].metric.unit,
         "pgtune_vs_defaults": _verdict(compared.step("pgtune")),
         "pgopt_vs_pgtune": _verdict(compared.step("pgopt")),
-        "winner": winner,
+        "pgopt_vs_defaults": _verdict(compared.step("pgopt"), vs_baseline=True),
+        "winner": choice.winner,
+        "held": choice.held,
+        "why": choice.why,
+        "ablated_from": start if ablated else None,
         "memory": memory,
         "ablation": mattered,
     }
@@ -209,7 +242,11 @@ def report_markdown(doc: dict[str, Any], workload: str) -> str:
     lines = [f"# pgopt tune --measure on {workload}", ""]
     lines += [f"- {line.strip()}" for line in summary_lines(doc)[:3]]
     if not doc["ablation"]:
-        lines += ["", "No ablation was run (--no-ablation)."]
+        lines += [
+            "",
+            "No ablation was run: it starts from a winner or a profile named with"
+            " --ablate-from (or --no-ablation said so).",
+        ]
     else:
         lines += ["", "| setting | value | default | back to the default |", "|---|---|---|---|"]
     for a in doc["ablation"]:
@@ -228,18 +265,17 @@ def report_markdown(doc: dict[str, Any], workload: str) -> str:
 
 def summary_lines(doc: dict[str, Any]) -> list[str]:
     def ratio(v: dict[str, Any]) -> str:
-        if v["ratio"] is None:
-            return str(v["verdict"])
-        low, high = v["ci95"]
-        return f"{v['verdict']} (×{v['ratio']:.2f} [{low:.2f}–{high:.2f}])"
+        return str(v["text"])
 
     lines = [
         f"pgtune against the defaults: {ratio(doc['pgtune_vs_defaults'])}",
-        f"pgopt against pgtune: {ratio(doc['pgopt_vs_pgtune'])}",
-        f"winner: {doc['winner']}; {doc['memory']}",
+        f"pgopt against the defaults: {ratio(doc['pgopt_vs_defaults'])}",
+        f"{doc['why']}; {doc['memory']}",
     ]
     if doc["ablation"]:
-        lines.append("each setting back to its default (slower: it mattered):")
+        lines.append(
+            f"each of {doc['ablated_from']}'s settings back to its default (slower: it mattered):"
+        )
     for a in doc["ablation"]:
         lines.append(f"  {a['setting']} {a['value']} -> {a['default']}: {ratio(a)}")
     return lines

@@ -24,6 +24,7 @@ from ..lab.spec import Lab, Step
 from ..model.facts import ServerFacts
 from ..params import RunParams, select_steps
 from ..target.settings import unsupported_reason
+from ..words import plural
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ class Plan:
         mode = (
             f"sequential looks after rounds {', '.join(map(str, LOOKS))} at alpha {self.alpha}"
             if self.sequential
-            else f"{len(self.segments[0].rounds)} rounds at alpha {self.alpha}"
+            else f"{plural(len(self.segments[0].rounds), 'round')} at alpha {self.alpha}"
         )
         lines = [f"seed {self.seed}; {mode}; margin ±{self.margin:.0%}"]
         lines += [f"skipped {name}: {reason}" for name, reason in self.skipped]

@@ -14,6 +14,7 @@ from ..report.write import write_reports
 from ..result import build_result
 from ..store import write_result
 from ..target.base import Target
+from ..words import plural
 from .display import Display
 from .execute import Experiment
 
@@ -42,13 +43,14 @@ def run_session(
         per_run = "" if lab.metric.source is MetricSource.PHASES else f" of {params.duration_s}s"
         rounds = (
             "rounds until decided (looks at 4, 6, 8, 10)"
-            if plan.sequential
-            else f"{params.reps} rounds"
+            if plan.sequential or params.reps is None
+            else plural(params.reps, "round")
         )
+        scale = f", scale {params.scale:g}" if lab.dataset.variable else ""
         display.message(
             f"{target.kind} PostgreSQL {target.server_version}, "
-            f"{sum(len(s.steps) for s in plan.segments)} steps, {rounds}{per_run} "
-            f"in random order (seed {plan.seed}), scale {params.scale:g}; results in {run_dir}"
+            f"{plural(sum(len(s.steps) for s in plan.segments), 'step')}, {rounds}{per_run} "
+            f"in random order (seed {plan.seed}){scale}; results in {run_dir}"
         )
         try:
             result = build_result(experiment.run(), command=command)

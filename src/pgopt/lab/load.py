@@ -12,7 +12,7 @@ from typing import Any
 from .. import probes
 from ..errors import LabError
 from . import expressions
-from .spec import Check, Dataset, Lab, Metric, MetricSource, RunDefaults
+from .spec import Check, Dataset, Lab, Metric, MetricSource, RunDefaults, Timing
 from .steps import read_steps
 from .table import Table, file_field, read_toml, sql_text
 
@@ -74,6 +74,7 @@ def lab_from_dict(raw: dict[str, Any], folder: Path, *, where: str, name: str = 
         _check(Table(c, f"{where}: check {i + 1}"), folder)
         for i, c in enumerate(top.array("checks", []))
     )
+    timing = _timing(Table(top.table("timing", {}), f"{where}: [timing]"))
     top.done()
     return Lab(
         name=name or folder.name,
@@ -90,6 +91,7 @@ def lab_from_dict(raw: dict[str, Any], folder: Path, *, where: str, name: str = 
         standbys=standbys,
         shards=shards,
         shard_setup=shard_setup,
+        timing=timing,
     )
 
 
@@ -171,6 +173,15 @@ def _reps(t: Table, default: int | None) -> int | None:
         return None
     value: int | None = t.integer("reps", default)
     return value
+
+
+def _timing(t: Table) -> Timing:
+    """`[timing] setup = 12, run = 150`: seconds at scale 1 (the estimate's only input
+    that a plan cannot give)."""
+    run = t.number("run", None)
+    timing = Timing(setup_s=t.number("setup", 0.0), run_s=run)
+    t.done()
+    return timing
 
 
 def _cluster(t: Table, folder: Path) -> tuple[int, int, tuple[Path, ...]]:

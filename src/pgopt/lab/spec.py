@@ -151,6 +151,16 @@ class Dataset:
 
 
 @dataclass(frozen=True)
+class Timing:
+    """A lab's own figures for `--dry-run`'s estimate, measured at scale 1 on a 2-core
+    machine and taken as linear in the scale: the dataset's setup, and one run of a
+    lab timed by phase (a pgbench run lasts its duration)."""
+
+    setup_s: float = 0.0
+    run_s: float | None = None
+
+
+@dataclass(frozen=True)
 class Lab:
     name: str
     path: Path
@@ -166,6 +176,7 @@ class Lab:
     standbys: int = 0  # hot standbys of the primary the lab needs ([cluster])
     shards: int = 0  # servers its data is spread over through postgres_fdw ([cluster])
     shard_setup: tuple[Path, ...] = ()  # SQL run on each shard before the dataset
+    timing: Timing = field(default_factory=Timing)
 
     def step(self, name: str) -> Step:
         for s in self.steps:

@@ -17,6 +17,7 @@ from .. import probes
 from ..errors import LabError
 from ..pgbench.command import QueryMode, ScriptRef, check_extra_args
 from ..target.settings import normalize
+from ..words import plural
 from . import expressions
 from .spec import Background, Fact, Metric, Phase, PhaseAction, RunDefaults, Step
 from .table import Table, file_field
@@ -184,7 +185,7 @@ def label(value: Any) -> Any:
         return value.name
     if isinstance(value, Background):
         rate = f" at {value.rate:g}/s" if value.rate else ""
-        return f"{', '.join(label(value.scripts))} × {value.clients} clients{rate}"
+        return f"{', '.join(label(value.scripts))} × {plural(value.clients, 'client')}{rate}"
     return value
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import probes
+from ..words import plural
 from .spec import Metric, MetricSource, Phase, Reported, RunDefaults, Step
 from .step_fields import Reading, changes_of, field_values
 from .table import Table
@@ -70,7 +71,7 @@ def _step(t: Table, r: Reading, name: str, sweep_clients: Any) -> Step:
         ):
             raise t.fail("sweep", f"clients must be positive integers, got {sweep_clients!r}")
         values["clients"] = sweep_clients
-        title = f"{title}, {sweep_clients} clients"
+        title = f"{title}, {plural(sweep_clients, 'client')}"
     probe = probes.get(values["probe"]) if values["probe"] else None
     step = Step(
         name=name if sweep_clients is None else f"{name}-c{sweep_clients}",

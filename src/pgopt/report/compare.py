@@ -27,6 +27,7 @@ from ..analysis.verdicts import (
 )
 from ..errors import UsageError
 from ..model.result import LabResult, Ratio
+from ..words import plural
 from .blocks import VERDICT_STYLE
 from .fmt import format_rate, format_ratio, format_verdict_word
 from .terminal import STYLES
@@ -115,9 +116,13 @@ _CONTEXT = (
 
 
 def _differences(a: LabResult, b: LabResult) -> list[str]:
-    """What else differs between the runs, so that a ratio is read with it in mind."""
+    """What else differs between the runs, so that a ratio is read with it in mind (the
+    scale only where the data follows it: an A/B's copy has none)."""
     out = []
+    scaled = a.params.get("scaled", True) or b.params.get("scaled", True)
     for section, key in _CONTEXT:
+        if key == "scale" and not scaled:
+            continue
         va, vb = _context(a, section).get(key), _context(b, section).get(key)
         if va != vb:
             out.append(f"{key} {va} vs {vb}")
@@ -130,7 +135,7 @@ def comparison_table(comparison: Comparison, a_label: str, b_label: str) -> Tabl
         title=escape(f"{comparison.lab}: B = {b_label} vs A = {a_label}"),
         caption="medians; B/A: geometric-mean ratio with its 95% interval (Welch's t on "
         f"the logs); faster/slower at 5% after Benjamini-Hochberg across "
-        f"{sum(1 for s in comparison.steps if s.decision)} steps; no-change: the 90% "
+        f"{plural(sum(1 for s in comparison.steps if s.decision), 'step')}; no-change: the 90% "
         f"interval within ±{comparison.margin:.0%}",
         title_justify="left",
         caption_justify="left",

@@ -10,6 +10,7 @@ and legends are data here too.
 from __future__ import annotations
 
 from ..model.result import LabResult, Ratio, StepResult
+from ..words import plural
 from . import fields
 from .blocks import (
     VERDICT_STYLE,
@@ -242,7 +243,7 @@ def _step(index: int, step: StepResult) -> Section:
     low, high = metric.ci95
     changed: list[Span] = [Span(format_changes(step), Style.CODE)]
     if step.clients:
-        changed.append(Span(f" · {step.clients} clients"))
+        changed.append(Span(f" · {plural(step.clients, 'client')}"))
     items: list[tuple[str, Inline]] = [
         ("What changed", tuple(changed)),
         (
@@ -251,7 +252,7 @@ def _step(index: int, step: StepResult) -> Section:
                 Span(format_rate(metric.median), Style.STRONG),
                 Span(
                     f" median, 95% interval {format_interval(low, high)} "
-                    f"({len(metric.samples)} runs: {samples})"
+                    f"({plural(len(metric.samples), 'run')}: {samples})"
                 ),
             ),
         ),
@@ -374,7 +375,10 @@ def _environment(result: LabResult) -> Section:
     ]
     if params:
         spans: list[Span] = []
-        for i, (k, v) in enumerate((k, v) for k, v in params.items() if v is not None):
+        shown = {k: v for k, v in params.items() if v is not None}
+        if not shown.pop("scaled", True):
+            shown.pop("scale", None)  # the data does not follow it (an A/B's copy)
+        for i, (k, v) in enumerate(shown.items()):
             spans += [Span(", ")] if i else []
             spans += [Span(f"{k} "), Span(format_value(v), Style.CODE)]
         items.append(("Parameters", tuple(spans)))

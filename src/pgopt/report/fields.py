@@ -13,6 +13,7 @@ from typing import Any
 
 from ..model.result import LabResult, Ratio, StepResult
 from ..model.result import Phase as PhaseResult
+from ..words import plural
 from .fmt import format_bytes, format_rate, format_seconds
 
 
@@ -183,7 +184,8 @@ def sweep_lines(result: LabResult) -> list[str]:
         points = ", ".join(f"{p.clients}: {format_rate(p.median)}" for p in sweep.points)
         lines.append(
             f"{sweep.name} ({result.metric.unit} by clients) {points}; best at "
-            f"{sweep.best_clients} clients, knee at {sweep.knee_clients}"
+            f"{sweep.best_clients} client{'' if sweep.best_clients == 1 else 's'}, knee at "
+            f"{sweep.knee_clients}"
         )
     return lines
 
@@ -197,7 +199,7 @@ def ceiling_lines(result: LabResult) -> list[str]:
     return [
         f"{c.best} reaches {c.share:.0%} [95% {c.share_ci95[0]:.0%}–{c.share_ci95[1]:.0%}] "
         f"of the ceiling {c.step} measures ({format_rate(c.best_median)} against "
-        f"{format_rate(c.median)} {unit}, {c.rounds} rounds)"
+        f"{format_rate(c.median)} {unit}, {plural(c.rounds, 'round')})"
     ]
 
 
@@ -295,7 +297,7 @@ def decision_note(result: LabResult) -> str:
         rounds = "until decided, looking after rounds " + ", ".join(map(str, rule.looks))
         level = f"{rule.alpha:.1%} at each look"
     else:
-        rounds = f"{result.params.get('reps')} rounds"
+        rounds = plural(int(result.params.get("reps") or 0), "round")
         segments = result.plan.segments if result.plan else ()
         if any(s.planned_rounds and s.rounds < s.planned_rounds for s in segments):
             ran = sorted({s.rounds for s in segments})  # stopped before the end
@@ -304,8 +306,9 @@ def decision_note(result: LabResult) -> str:
         level = f"{rule.alpha:.0%}"
     return (
         f"Rounds ran every step once in a random order ({rounds}). faster/slower: "
-        f"significant at {level} after Benjamini-Hochberg across {rule.comparisons} "
-        f"comparisons, from {rule.min_rounds} rounds; no-change: the 90% interval "
+        f"significant at {level} after Benjamini-Hochberg across "
+        f"{plural(rule.comparisons, 'comparison')}, from "
+        f"{plural(rule.min_rounds or 3, 'round')}; no-change: the 90% interval "
         f"within ±{rule.margin:.0%}; inconclusive: neither, with the change the run "
         "could have detected."
     )

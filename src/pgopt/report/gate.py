@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from ..analysis.verdicts import Verdict
 from ..model.result import Ratio
+from ..words import plural
 from .compare import Comparison
 from .fmt import format_ratio, format_verdict_word
 from .markdown import text
@@ -116,7 +117,7 @@ class GateResult:
         """One line for the error a failed gate ends with."""
         failed = [step.item.name for step in self.steps if step.failed]
         names = ", ".join(failed)
-        return f"the CI gate failed for {len(failed)} of {len(self.steps)} steps: {names}"
+        return f"the CI gate failed for {len(failed)} of {plural(len(self.steps), 'step')}: {names}"
 
 
 def items_of(comparison: Comparison) -> tuple[GateItem, ...]:

@@ -40,6 +40,7 @@ def assemble(
     machine: MachineFacts,
     storage: Storage | None,
     server: ServerSettings,
+    unmeasured: str = "the server is not on this machine",
 ) -> tuple[Inputs, dict[str, Any]]:
     """The inputs, and a record of each one's value and source (for the report)."""
     ram = given.ram_bytes or machine.memory.value
@@ -62,7 +63,7 @@ def assemble(
         sources["storage"] = (
             "--storage (typical figures of the class)"
             if given.storage
-            else "assumed ssd (not measured: the server is not on this machine)"
+            else f"assumed ssd (not measured: {unmeasured})"
         )
     free = given.disk_free_bytes or (storage.free_mb * 2**20 if storage else 40 * 2**30)
     sources["disk_free"] = (
