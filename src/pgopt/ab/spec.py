@@ -87,11 +87,16 @@ def read_spec(path: Path | None, flags: AbFlags, cwd: Path) -> AbSpec:
     folder = cwd
     where = "pgopt ab"
     if path is not None:
+        missing = f"{path}: no such file"
         if path.is_dir():
+            inside = sorted(str(p.parent) for p in path.glob("*/ab.toml"))
+            missing = f"{path}: no ab.toml in this folder" + (
+                f" (one is in {', '.join(inside)})" if inside else ""
+            )
             path = path / "ab.toml"
         where = str(path)
         folder = path.resolve().parent
-        raw = read_toml(path, f"{path}: no such file")
+        raw = read_toml(path, missing)
     top = Table(raw, where)
     data = Table(top.table("data", {}), f"{where}: [data]")
     workload = Table(top.table("workload", {}), f"{where}: [workload]")

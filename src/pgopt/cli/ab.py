@@ -22,12 +22,12 @@ from ..report.gate import Gate, GateItem, evaluate
 from ..store import new_run_dir
 from ..words import plural
 from .ab_synthesis import say_fidelity, say_synthesis
-from .app import cli, err
+from .app import err
 from .gate_output import finish_gate, gate_of, gate_options
 from .running import check_run_options, password_of, run_lab, run_options
 
 
-@cli.command("ab")
+@click.command("ab")
 @click.argument("spec", required=False, type=click.Path(path_type=Path))
 @click.option("--title", help="What this A/B asks, for the report.")
 @click.option("--source-dsn", help="Your database, copied with pg_dump (read only) as the data.")

@@ -19,11 +19,11 @@ from ..report import markdown
 from ..report.terminal import print_document_summary
 from ..store import new_run_dir, write_atomic
 from .advise_proof import prove_findings
-from .app import cli, err, out, say_written
+from .app import err, out, say_written
 from .running import command_line, password_of
 
 
-@cli.command("advise")
+@click.command("advise")
 @click.option("--dsn", required=True, help="The server to look at (read-only).")
 @click.option(
     "--sample",

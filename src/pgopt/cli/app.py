@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import click
@@ -22,7 +23,35 @@ out = _console()
 err = _console(stderr=True)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+# each command's module, imported only when the command runs: `pgopt --version` and a
+# command's --help need not load scipy, matplotlib and the driver
+COMMANDS = {
+    "ab": "ab:ab_cmd",
+    "advise": "advise:advise_cmd",
+    "compare": "stored:compare_cmd",
+    "lab": "lab:lab",
+    "report": "stored:report_cmd",
+    "runs": "stored:runs_cmd",
+    "tune": "tune:tune_cmd",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are imported by name when asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, name = COMMANDS[cmd_name].split(":")
+        command = getattr(importlib.import_module(f"{__package__}.{module}"), name)
+        assert isinstance(command, click.Command)
+        return command
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="pgopt")
 @click.option("--debug", is_flag=True, help="Show the traceback of an internal error.")
 def cli(debug: bool) -> None:

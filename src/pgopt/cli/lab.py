@@ -10,11 +10,11 @@ from rich.markup import escape
 from ..errors import ChecksFailed, LabsFailed, PgoptError, UsageError
 from ..lab import builtin_labs, resolve_lab
 from ..lab.catalog import DEMO_ORDER
-from .app import cli, out, print_error
+from .app import out, print_error
 from .running import check_run_options, run_lab, run_options
 
 
-@cli.group()
+@click.group()
 def lab() -> None:
     """List and run labs."""
 

@@ -13,21 +13,21 @@ from ..report.listing import runs_table
 from ..report.terminal import print_summary
 from ..report.write import write_reports
 from ..store import DEFAULT_RUNS_DIR, list_runs, load_result
-from .app import cli, out, say_written
+from .app import out, say_written
 from .gate_output import finish_gate, gate_of, gate_options
 
 
-@cli.command("runs")
+@click.command("runs")
 @click.option(
     "--dir",
     "runs_dir",
-    type=click.Path(path_type=Path),
+    type=click.Path(path_type=Path, file_okay=False),
     default=DEFAULT_RUNS_DIR,
     show_default=True,
     help="Folder of stored runs.",
 )
 def runs_cmd(runs_dir: Path) -> None:
-    """List stored runs: date, lab, steps, headline ratio, status."""
+    """List stored runs: date, lab, steps, headline ratio with its verdict, status."""
     runs = list_runs(runs_dir)
     if not runs:
         out.print(f"no runs in {runs_dir}")
@@ -35,7 +35,7 @@ def runs_cmd(runs_dir: Path) -> None:
     out.print(runs_table(runs))
 
 
-@cli.command("report")
+@click.command("report")
 @click.argument("run_dir", type=click.Path(path_type=Path))
 @click.option("--html", "html", is_flag=True, help="Write report.html (with plots).")
 @click.option("--md", "md", is_flag=True, help="Write report.md.")
@@ -52,7 +52,7 @@ def report_cmd(run_dir: Path, html: bool, md: bool) -> None:
     say_written(write_reports(folder, result, markdown=md or both, html=html or both))
 
 
-@cli.command("compare")
+@click.command("compare")
 @click.argument("run_a", type=click.Path(path_type=Path))
 @click.argument("run_b", type=click.Path(path_type=Path))
 @gate_options

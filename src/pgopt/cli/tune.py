@@ -24,12 +24,12 @@ from ..tune.safety import memory_check
 from ..tune.settings_check import Checked, Refused, check
 from ..tune.storage import probe
 from ..words import plural
-from .app import cli, err, out, say_written
+from .app import err, out, say_written
 from .running import check_run_options, run_options
 from .tune_measure import measure
 
 
-@cli.command("tune")
+@click.command("tune")
 @click.option("--ram", help="Model a machine with this much memory (e.g. 16GB).")
 @click.option("--cpus", type=click.IntRange(min=1), help="Model a machine with N CPUs.")
 @click.option("--storage", type=click.Choice(STORAGE), help="Model this storage, not probe it.")

@@ -6,9 +6,9 @@ as any lab; the lab files are read, nothing else is done here).
    derives from the defaults, pgopt's from pgtune's (so the engine's verdict for
    pgopt is against pgtune, and against the defaults as its baseline); a setting
    pgtune sets and pgopt does not is set back to the server's default there.
-2. The ablation: the winner as the baseline, then one step per setting with only
-   that setting back at the server's default: each verdict says whether that
-   setting mattered.
+2. The ablation: the winner (or the profile the user named) as the baseline,
+   then one step per setting with only that setting back at the server's default:
+   each verdict says whether that setting mattered.
 
 Workloads: the batch lab (timed phases), pgbench's TPC-B-like or select-only
 script on the standard pgbench tables (the smoke lab's dataset), or the user's
@@ -88,20 +88,21 @@ def comparison_steps(first: dict[str, Any], pgtune: Profiled, pgopt: Profiled) -
     ]
 
 
-def ablation_steps(first: dict[str, Any], winner: Profiled) -> list[Any]:
-    """The winner, then one step per setting with only that one back at the default."""
+def ablation_steps(first: dict[str, Any], start: Profiled) -> list[Any]:
+    """The profile the ablation starts from (the winner, or the one the user named),
+    then one step per setting with only that one back at the default."""
     steps: list[dict[str, Any]] = [
-        {**first, "name": "winner", "title": winner.title, "settings": winner.settings}
+        {**first, "name": start.name, "title": start.title, "settings": start.settings}
     ]
-    for name in winner.settings:
-        if name in winner.at_default:
+    for name in start.settings:
+        if name in start.at_default:
             continue  # setting it back would change nothing
         steps.append(
             {
                 "name": f"without_{name}",
-                "title": f"{name} back to {winner.defaults[name]}",
-                "from": "winner",
-                "settings": {name: winner.defaults[name]},
+                "title": f"{name} back to {start.defaults[name]}",
+                "from": start.name,
+                "settings": {name: start.defaults[name]},
             }
         )
     return steps
