@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit integration browser pooler clean
+.PHONY: demo test check lint typecheck unit integration browser pooler clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,9 @@ typecheck: $(STAMP)
 unit: $(STAMP)
 	$(BIN)/pytest -q tests/unit
 
+# the edit-test loop: lint, types and the unit tests (no server), under a minute
+check: lint typecheck unit
+
 integration: $(STAMP) browser pooler
 	$(BIN)/pytest -q tests/integration
 
@@ -46,7 +49,7 @@ pooler:
 	  echo "pgbouncer not installed: the pooled step will be skipped"
 
 test: lint typecheck $(STAMP) browser pooler
-	$(BIN)/pytest -q --durations=12
+	$(BIN)/pytest -q --durations=25
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -62,6 +62,9 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run_dir = tmp_path_factory.mktemp("run")
     result = json.loads(RESULT.read_text())
     result["steps"][2]["title"] = HOSTILE_TITLE
+    for step in result["steps"]:  # six seconds a run: a course the throughput plot draws
+        for run in step["runs"]:
+            run["progress"] = [[t, run["tps"] * (0.95 + 0.02 * t)] for t in range(1, 7)]
     (run_dir / "result.json").write_text(json.dumps(result))
     write_reports(run_dir, decode(result), markdown=False)
     return run_dir / "report.html"

@@ -425,6 +425,20 @@ def test_runs_command_lists_runs_with_headline(
     assert "2026-11-22 02:15:28" in out
 
 
+def test_runs_shows_an_undecided_headline_with_its_verdict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An inconclusive step is the headline only with its verdict beside its ratio."""
+    smoke = load("smoke-a")
+    for step in smoke["steps"][1:]:
+        step["verdict_vs_baseline"] = step["verdict_vs_previous"] = "inconclusive"
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "result.json").write_text(json.dumps(smoke))
+    assert main(["runs", "--dir", str(tmp_path)]) == 0
+    cells = " ".join(re.findall(r"│([^│\n]*)", capsys.readouterr().out)[3::7])  # headlines
+    assert " ".join(cells.split()) == "select_only ×16.26 [14.12–19.11] inconclusive"
+
+
 def test_compare_command(runs: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["compare", str(runs / "smoke-a"), str(runs / "smoke-b")]) == 0
     out = capsys.readouterr().out
