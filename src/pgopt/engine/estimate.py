@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from ..lab.spec import Lab, MetricSource
 from ..params import RunParams
+from ..words import format_duration, plural
 from .plan import Plan
 
 # measured here (2 cores, the labs' runs at scale 1, 2026-11-26): what a plan adds to
@@ -49,21 +50,6 @@ class Estimate:
         if self.unknown:
             text += f", not counting {' and '.join(self.unknown)}"
         return text
-
-
-def plural(count: int, word: str) -> str:
-    """'1 run', '3 runs'."""
-    return f"{count} {word}" if count == 1 else f"{count} {word}s"
-
-
-def format_duration(seconds: float) -> str:
-    """'40 s', '1 minute', '12 minutes', '1 h 45 min'."""
-    if seconds < 90:
-        return f"{max(1, round(seconds))} s"
-    minutes = round(seconds / 60)
-    if minutes < 90:
-        return plural(minutes, "minute")
-    return f"{minutes // 60} h {minutes % 60} min"
 
 
 def estimate(lab: Lab, params: RunParams, plan: Plan) -> Estimate:
