@@ -120,8 +120,8 @@ def tune_cmd(**options: Any) -> None:
         err.print(f"[tune] warning: {memory.describe()}", markup=False)
 
 
-PROBE_SECONDS = 35  # the disk probe as measured here: pg_test_fsync, then the reads
-READ_SECONDS = 4  # initdb, start, read pg_settings, stop a throwaway server
+PROBE_SECONDS = 18  # the disk probe as measured here: pg_test_fsync, then the reads
+READ_SECONDS = 3  # initdb, start, read pg_settings, stop a throwaway server
 
 
 def dry_run(options: dict[str, Any], given: Given) -> None:
@@ -195,7 +195,9 @@ def tune_inputs(
     storage = None
     if not options["storage"] and not options["dsn"]:
         err.print(
-            "[tune] probing the disk (pg_test_fsync, random and sequential reads)", markup=False
+            f"[tune] probing the disk (pg_test_fsync, random and sequential reads): about "
+            f"{PROBE_SECONDS} s; --storage ssd|nvme|hdd skips it",
+            markup=False,
         )
         binaries = find_binaries(options["pg_bin"], need=CLIENT_PROGRAMS)
         fsync = binaries.path("pg_test_fsync") if binaries.has("pg_test_fsync") else None
