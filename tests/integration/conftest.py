@@ -1,5 +1,6 @@
 """Integration fixtures: a real PostgreSQL started by pgopt's own target code."""
 
+import contextlib
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -22,17 +23,27 @@ def binaries() -> PgBinaries:
     return find_binaries(None, need=CLIENT_PROGRAMS + SERVER_PROGRAMS)
 
 
-@pytest.fixture
-def workdir() -> Iterator[Path]:
+@contextlib.contextmanager
+def work_folder() -> Iterator[Path]:
     """A work folder the unprivileged server user can enter (pytest's tmp_path is private)."""
     path = Path(tempfile.mkdtemp(prefix="pgopt-test-", dir="/var/tmp"))
     path.chmod(0o755)
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
+def workdir() -> Iterator[Path]:
+    with work_folder() as path:
+        yield path
+
+
+@pytest.fixture(scope="session")
 def server(binaries: PgBinaries) -> Iterator[EmbeddedTarget]:
+    """One embedded server for the tests that only need one to talk to; each works in
+    a database or objects of its own."""
     with EmbeddedTarget(binaries) as target:
         yield target
 

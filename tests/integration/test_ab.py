@@ -22,6 +22,9 @@ from .test_attached import dsn, server_state
 
 __all__ = ["dsn"]  # the fixture: the local PostgreSQL 15, else a second embedded server
 
+# on the machine's PostgreSQL 15 (the source, the users-server A/B): one at a time
+pytestmark = pytest.mark.xdist_group("pg15")
+
 SCHEMA = """\
 create table orders (id bigint generated always as identity primary key,
                      customer_id int not null, amount numeric(10, 2) not null);
@@ -86,7 +89,7 @@ def test_dropping_an_index_a_hot_query_needs_fails_the_gate(
     junit = tmp_path / "gate.xml"
     args = ["--setup", str(folder / "schema.sql"), "--setup", str(folder / "add_index.sql")]
     args += ["--script", str(folder / "by_customer.sql"), "--b-sql", str(folder / "drop_index.sql")]
-    args += ["--duration", "2", "--fail-on-regression", "5", "--junit", str(junit)]
+    args += ["--reps", "3", "--duration", "1", "--fail-on-regression", "5", "--junit", str(junit)]
     code, result = run_ab(workdir, tmp_path / "out", *args)
     assert code == 1
     assert result["steps"][1]["verdict_vs_previous"] == "slower"
@@ -94,6 +97,7 @@ def test_dropping_an_index_a_hot_query_needs_fails_the_gate(
     assert "<failure" in junit.read_text()
 
 
+@pytest.mark.serial
 def test_identical_variants_are_not_called_slower(tmp_path: Path, workdir: Path) -> None:
     """B identical to A: `slower` is false, and would fail a CI gate. The rule allows a
     false verdict 5% of the time (`slower` half of that; one run of this test, on
@@ -104,7 +108,7 @@ def test_identical_variants_are_not_called_slower(tmp_path: Path, workdir: Path)
     args = ["--setup", str(folder / "schema.sql"), "--script", str(folder / "by_customer.sql")]
     for seed in ("1", "2"):
         out = tmp_path / f"out{seed}"
-        code, result = run_ab(workdir, out, *args, "--reps", "3", "--duration", "2", "--seed", seed)
+        code, result = run_ab(workdir, out, *args, "--reps", "3", "--duration", "1", "--seed", seed)
         assert code == 0
         b = result["steps"][1]
         assert result["title"] == "A/B" and len(b["runs"]) == 3
@@ -138,10 +142,11 @@ def test_a_script_that_fails_on_the_copy_is_one_line_and_exit_2(
     assert err[0].startswith("pgopt: error: the workload failed on the copy")
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def source(binaries: PgBinaries) -> Iterator[str]:
     """A user's database with the orders table: on the local PostgreSQL 15 when it
-    answers (pg_dump 18 copying from an older server), else on a second embedded one."""
+    answers (pg_dump 18 copying from an older server), else on a second embedded one.
+    Read only by the tests (one checks it is left untouched): built once."""
     name = f"pgopt_ab_source_{uuid.uuid4().hex[:8]}"
     with contextlib.ExitStack() as stack:
         if local_server_answers():
@@ -181,7 +186,7 @@ def test_a_copy_of_the_users_database_is_the_data_and_the_source_is_untouched(
         "--script",
         str(folder / "by_customer.sql"),
     ]
-    args += ["--b-sql", str(folder / "add_index.sql"), "--duration", "2"]
+    args += ["--b-sql", str(folder / "add_index.sql"), "--reps", "3", "--duration", "1"]
     code, result = run_ab(workdir, tmp_path / "out", *args)
     assert code == 0
     assert result["steps"][1]["verdict_vs_previous"] == "faster"
@@ -208,7 +213,8 @@ def test_on_the_users_server_it_works_in_pgopt_lab_and_leaves_the_server_as_foun
 ) -> None:
     folder = write_ab(tmp_path / "ab")
     before = server_state(dsn)
-    code, result = run_ab_on(dsn, tmp_path / "out", str(folder / "ab.toml"))
+    args = ["--reps", "3", "--duration", "1"]
+    code, result = run_ab_on(dsn, tmp_path / "out", str(folder / "ab.toml"), *args)
     assert code == 0
     assert result["target"]["kind"] == "dsn"
     assert result["steps"][1]["verdict_vs_previous"] == "faster"
@@ -230,7 +236,7 @@ def test_a_dump_file_of_the_users_database_is_the_data(
     pg_dump = str(binaries.path("pg_dump"))
     subprocess.run([pg_dump, "-Fc", "-f", str(dump), "--dbname", source], check=True)
     args = ["--dump", str(dump), "--script", str(folder / "by_customer.sql")]
-    args += ["--b-sql", str(folder / "add_index.sql"), "--duration", "2"]
+    args += ["--b-sql", str(folder / "add_index.sql"), "--reps", "3", "--duration", "1"]
     code, result = run_ab(workdir, tmp_path / "out", *args)
     assert code == 0
     assert result["steps"][1]["verdict_vs_previous"] == "faster"
@@ -271,7 +277,7 @@ def test_an_ab_on_a_sample_decides_and_a_sample_that_leaves_nothing_is_exit_2(
 ) -> None:
     folder = write_ab(tmp_path / "ab")
     args = ["--source-dsn", source, "--sample", "20", "--script", str(folder / "by_customer.sql")]
-    args += ["--b-sql", str(folder / "add_index.sql"), "--duration", "2"]
+    args += ["--b-sql", str(folder / "add_index.sql"), "--reps", "3", "--duration", "1"]
     code, result = run_ab(workdir, tmp_path / "out", *args)
     assert code == 0
     assert result["steps"][1]["verdict_vs_previous"] == "faster"

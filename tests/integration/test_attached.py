@@ -18,6 +18,9 @@ from pgopt.target.embedded import EmbeddedTarget
 
 from .conftest import LOCAL_DSN, local_server_answers
 
+# the machine's PostgreSQL 15 is one server: its users run one at a time
+pytestmark = pytest.mark.xdist_group("pg15")
+
 USER_LAB = """
 title = "attached"
 [dataset]
@@ -129,7 +132,7 @@ def test_batch_lab_dumps_and_restores_through_the_dsn(dsn: str, tmp_path: Path) 
     from a dump kept in the run folder only while the run lasts."""
     before = server_state(dsn)
     out = tmp_path / "out"
-    args = ["lab", "run", "batch", "--quick", "--dsn", dsn, "--steps", "defaults"]
+    args = ["lab", "run", "batch", "--quick", "--reps", "1", "--dsn", dsn, "--steps", "defaults"]
     assert main([*args, "--out", str(out)]) == 0
     result = load_document(out)
     (step,) = result["steps"]

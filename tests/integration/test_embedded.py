@@ -3,6 +3,7 @@
 import os
 import shutil
 import signal
+import socket
 import time
 from pathlib import Path
 
@@ -110,3 +111,23 @@ def test_unreachable_workdir_is_a_clear_error(binaries: PgBinaries, tmp_path: Pa
         EmbeddedTarget(binaries, workdir=private),
     ):
         pass
+
+
+def test_a_port_taken_before_the_server_binds_it_is_replaced(
+    binaries: PgBinaries, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two pgopt runs at once (or a test suite's workers) may choose the same free port:
+    the second server starts again on another instead of failing."""
+    from pgopt.target import embedded
+
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        taken = int(busy.getsockname()[1])
+        first = iter([taken])
+        choose = embedded.free_port
+        monkeypatch.setattr(embedded, "free_port", lambda: next(first, None) or choose())
+        with EmbeddedTarget(binaries, workdir=workdir) as server:
+            assert server.port != taken
+            with server.connect("postgres") as conn:
+                assert conn.execute("select 1").fetchone() == (1,)

@@ -12,6 +12,9 @@ import pytest
 from pgopt.cli import main
 from pgopt.store import load_document
 
+# one keylookup run for the module's tests
+pytestmark = pytest.mark.xdist_group("keylookup")
+
 # Every step but the two *_big_buffers ones, which only restart the server with
 # another shared_buffers; the baseline is always included.
 STEPS = "cluster,jsonb,array,covering,brin,updated_ff100,updated_ff80"

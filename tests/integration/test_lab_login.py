@@ -23,8 +23,11 @@ from pgopt.store import load_document
 
 from .conftest import pgopt_processes
 
+# one login run for the module's tests
+pytestmark = pytest.mark.xdist_group("login")
+
 STEPS = ["function", "pipeline", "batch", "logging", "mixed"]
-REPS = 2
+REPS = 1  # the run is read for its plumbing: facts, checks, the kept server
 LAB_CHECKS = {
     "every login counted once: sum(login_count) = rows of user_login_rec",
     "every user still has exactly one session row",
@@ -56,7 +59,8 @@ def login_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LoginRun]:
     workdir = Path(tempfile.mkdtemp(prefix="pgopt-test-", dir="/var/tmp"))
     workdir.chmod(0o755)
     out = tmp_path_factory.mktemp("login") / "out"
-    argv = ["lab", "run", "login", "--quick", "--reps", str(REPS), "--steps", ",".join(STEPS)]
+    argv = ["lab", "run", "login", "--quick", "--reps", str(REPS), "--duration", "1"]
+    argv += ["--steps", ",".join(STEPS)]
     argv += ["--workdir", str(workdir), "--out", str(out), "--keep"]
     try:
         code = main(argv)

@@ -19,7 +19,7 @@ def test_queue_patterns_are_exactly_once(tmp_path: Path, workdir: Path) -> None:
             "--reps",
             "1",
             "--duration",
-            "2",
+            "1",
             "--clients",
             "16",
             "--steps",
@@ -84,6 +84,7 @@ def test_steady_state_runs_producers_and_monitors_the_queue(tmp_path: Path, work
     assert 0 <= float(facts["wait_p50"]) <= float(facts["wait_p95"])
 
 
+@pytest.mark.serial
 def test_the_set_based_ceiling_and_the_best_consumers_share_of_it(
     tmp_path: Path, workdir: Path
 ) -> None:

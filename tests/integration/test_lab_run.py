@@ -1,12 +1,19 @@
 """The engine on a real server: a user's lab folder, A/A, async commit, checks, exit codes."""
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pgopt.cli import main
-from pgopt.store import load_document
+from pgopt.report.markdown import render_markdown
+from pgopt.store import load_document, load_result
+
+from .conftest import work_folder
+
+# one run of the engine test lab for the module's tests
+pytestmark = pytest.mark.xdist_group("engine")
 
 LAB = """
 title = "engine test"
@@ -70,16 +77,25 @@ def run_lab(lab: Path, out: Path, workdir: Path, *extra: str) -> dict[str, Any]:
     return result
 
 
-def test_user_lab_a_a_and_async_commit(tmp_path: Path, workdir: Path) -> None:
-    lab = write_lab(tmp_path / "mine")
-    out = tmp_path / "out"
-    result = run_lab(lab, out, workdir)
+@pytest.fixture(scope="module")
+def aa_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, Any], Path]]:
+    """The engine test lab run once, 3 rounds (its result and run folder), for the tests
+    that read what one lab run recorded: A/A and async commit, the first round's
+    detailed runs, the reports."""
+    folder = tmp_path_factory.mktemp("aa")
+    with work_folder() as workdir:
+        out = folder / "out"
+        yield run_lab(write_lab(folder / "mine"), out, workdir, "--reps", "3"), out
+
+
+def test_user_lab_a_a_and_async_commit(aa_run: tuple[dict[str, Any], Path]) -> None:
+    result, out = aa_run
     assert result["schema"] == "pgopt.lab-result/1" and result["complete"] is True
     steps = {s["name"]: s for s in result["steps"]}
     assert list(steps) == ["baseline", "same_again", "async_commit"]
     for step in steps.values():
         metric = step["metric"]
-        assert len(metric["samples"]) == 5
+        assert len(metric["samples"]) == 3
         assert metric["ci95"][0] <= metric["median"] <= metric["ci95"][1]
         # metric = tps x rows per transaction, sample by sample
         assert metric["samples"] == pytest.approx([2 * r["tps"] for r in step["runs"]])
@@ -89,16 +105,17 @@ def test_user_lab_a_a_and_async_commit(tmp_path: Path, workdir: Path) -> None:
         # server more than the pgbench that sends them (here 1.7 to 5.4 times as much)
         runs = step["runs"]
         assert all(r["server_cpu_s"] > r["client_cpu_s"] > 0 for r in runs), runs
+    # about 8x: every flushed commit of the baseline sleeps 3 ms (commit_delay)
     assert steps["async_commit"]["verdict_vs_previous"] == "faster"
-    assert steps["async_commit"]["ratio_vs_previous"]["rounds"] == 5
+    assert steps["async_commit"]["ratio_vs_previous"]["rounds"] == 3
     assert steps["async_commit"]["changes"] == {"settings": {"synchronous_commit": "off"}}
     # every round ran each step once, in the order the plan drew; all of it is recorded
     plan = result["plan"]
     assert plan["seed"] == 1 and len(plan["segments"]) == 1
     segment = plan["segments"][0]
-    assert segment["rounds"] == 5 and len(segment["orders"]) == 5
+    assert segment["rounds"] == 3 and len(segment["orders"]) == 3
     assert all(sorted(o) == sorted(steps) for o in segment["orders"])
-    assert len(set(segment["pgbench_seeds"])) == 5
+    assert len(set(segment["pgbench_seeds"])) == 3
     for step in steps.values():
         for run in step["runs"]:
             order = segment["orders"][run["round"] - 1]
@@ -106,17 +123,49 @@ def test_user_lab_a_a_and_async_commit(tmp_path: Path, workdir: Path) -> None:
             assert run["pgbench_seed"] == segment["pgbench_seeds"][run["round"] - 1]
     assert result["verdicts"]["comparisons"] == 3  # same_again, async vs same_again, vs baseline
     raw = sorted(p.name for p in (out / "raw").iterdir())
-    assert len(raw) >= 15 and raw[0].endswith(".pgbench.txt")
+    assert len(raw) >= 9 and raw[0].endswith(".pgbench.txt")
 
 
+def test_only_the_first_rounds_runs_are_detailed(aa_run: tuple[dict[str, Any], Path]) -> None:
+    result, out = aa_run
+    assert result["params"]["latencies"] == "first"
+    for step in result["steps"]:
+        first, *later = sorted(step["runs"], key=lambda r: r["round"])
+        assert first["detailed"] is True and all(r["detailed"] is False for r in later)
+        # the detailed run: its log's seconds, its sampling rate, its statements
+        assert [t for t, _ in first["progress"]] == [1.0, 2.0]
+        assert 0 < first["log_sampling_rate"] <= 1 and first["statements"]
+        for second in later:  # the quiet runs: pgbench as a user would run it by hand
+            assert not second.get("progress") and not second.get("statements")
+            assert "log_sampling_rate" not in second
+            assert second["tps"] == second["tps_whole_run"] > 0
+        assert step["latency_ms"]["p95"] > 0  # percentiles from the detailed run
+        raws = [(out / "raw" / f"{step['name']}-s1r{n}.pgbench.txt").read_text() for n in (1, 2)]
+        assert "--log" in raws[0] and "--report-per-command" in raws[0]
+        assert "--log" not in raws[1] and "--report-per-command" not in raws[1]
+        # the warm-up second ran before, in a pgbench of its own
+        assert all("duration: 2 s" in raw for raw in raws)
+
+
+def test_lab_run_writes_both_reports(aa_run: tuple[dict[str, Any], Path]) -> None:
+    """report.md and report.html next to result.json, from the same result."""
+    _, out = aa_run
+    result = load_result(out)
+    assert (out / "report.md").read_text() == render_markdown(result)
+    page = (out / "report.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.count("<svg") >= 2
+
+
+@pytest.mark.serial
 def test_identical_steps_get_no_directional_verdict(tmp_path: Path, workdir: Path) -> None:
     """Two identical steps in one lab: any `faster` or `slower` is false. The rule allows
     that 5% of the time, so a second run with another seed decides (a correct rule fails
     this test 0.25% of the time; the simulations in tests/unit measure the rate itself)."""
-    lab = write_lab(tmp_path / "aa")
+    lab = write_lab(tmp_path / "aa", LAB.replace("warmup = 1", "warmup = 0"))
     for seed in ("1", "2"):
         out = tmp_path / f"out{seed}"
-        args = ["--steps", "same_again", "--reps", "auto", "--duration", "2", "--seed", seed]
+        args = ["--steps", "same_again", "--reps", "auto", "--duration", "1", "--seed", seed]
+        args += ["--margin", "10"]  # no-change within ±10%: an A/A decides at an early look
         result = run_lab(lab, out, workdir, *args)
         same = result["steps"][1]
         assert same["ratio_vs_previous"]["rounds"] in (4, 6, 8, 10)

@@ -12,7 +12,7 @@ from .conftest import pgopt_processes
 
 def test_shards_return_the_local_rows_and_push_work_down(tmp_path: Path, workdir: Path) -> None:
     out = tmp_path / "shards"
-    args = ["lab", "run", "shards", "--quick", "--reps", "2", "--duration", "1"]
+    args = ["lab", "run", "shards", "--quick", "--reps", "1", "--duration", "1"]
     args += ["--steps", "sharded,scan_pushdown,fetch_size", "--workdir", str(workdir)]
     assert main([*args, "--out", str(out)]) == 0
     result = load_document(out)

@@ -27,7 +27,7 @@ needs_pgbouncer = pytest.mark.skipif(
 @needs_pgbouncer
 def test_pooled_logins_share_the_pools_server_connections(tmp_path: Path, workdir: Path) -> None:
     out = tmp_path / "login"
-    args = ["lab", "run", "login", "--quick", "--reps", "2", "--duration", "2"]
+    args = ["lab", "run", "login", "--quick", "--reps", "1", "--duration", "1"]
     args += ["--steps", "connect_extended,pooled", "--workdir", str(workdir), "--out", str(out)]
     assert main(args) == 0
     result = load_document(out)

@@ -9,11 +9,13 @@ import sys
 import time
 from pathlib import Path
 
+import psycopg
 import pytest
 from psycopg.conninfo import make_conninfo
 
 from pgopt.binaries import PgBinaries
 from pgopt.cli import main
+from pgopt.sampler import BENCH_APPLICATION
 from pgopt.store import load_document
 from pgopt.target.embedded import EmbeddedTarget
 from pgopt.target.standby import EmbeddedStandby, wait_for_replay
@@ -91,7 +93,7 @@ def test_a_users_standby_given_by_dsn(
     ):
         dsn = make_conninfo(**primary.conninfo("postgres"))
         standby_dsn = make_conninfo(**standby.conninfo("postgres"))
-        args = ["lab", "run", "replicas", "--quick", "--duration", "2"]
+        args = ["lab", "run", "replicas", "--quick", "--reps", "1", "--duration", "2"]
         args += ["--steps", "reads_spread", "--out", str(tmp_path / "run")]
         assert main([*args, "--dsn", dsn, "--standby-dsn", standby_dsn]) == 0
         result = load_document(tmp_path / "run")
@@ -137,14 +139,35 @@ def test_ctrl_c_stops_the_primary_and_its_standby(workdir: Path, tmp_path: Path)
     assert list(workdir.iterdir()) == []
 
 
+def _bench_sessions(root: Path) -> int:
+    """pgbench's sessions on the server in `root` (its postmaster.pid gives where it
+    listens); 0 while it does not answer."""
+    try:
+        lines = (root / "data" / "postmaster.pid").read_text().splitlines()
+        conninfo = make_conninfo(host=lines[4], port=lines[3], user="postgres", dbname="postgres")
+        with psycopg.connect(conninfo, connect_timeout=2) as conn:
+            row = conn.execute(
+                "select count(*) from pg_stat_activity where application_name = %s",
+                (BENCH_APPLICATION,),
+            ).fetchone()
+        return int(row[0]) if row else 0
+    except (OSError, IndexError, ValueError, psycopg.Error):
+        return 0
+
+
 def test_a_standby_that_dies_ends_the_run_and_takes_nothing_with_it(
     workdir: Path, tmp_path: Path
 ) -> None:
     """The standby's postmaster killed during a run on it: the run ends with pgbench's
     error naming the node, and the primary goes too, folders and all."""
     proc = _start_with_standby(workdir, tmp_path / "run", "reads_standby")
-    time.sleep(3)  # into the runs
     standby = max(workdir.glob("pgopt-*"), key=lambda p: p.stat().st_ctime)  # made last
+    deadline = time.monotonic() + 90  # into the runs: pgbench's sessions on the standby
+    while not _bench_sessions(standby):
+        if time.monotonic() > deadline or proc.poll() is not None:
+            proc.kill()
+            pytest.fail("pgbench never reached the standby")
+        time.sleep(0.2)
     os.kill(int((standby / "data" / "postmaster.pid").read_text().split()[0]), signal.SIGKILL)
     _, stderr = proc.communicate(timeout=90)
     assert proc.returncode != 0

@@ -303,3 +303,34 @@ def test_the_lock_queue_fix_is_the_statement_with_skip_locked_and_its_tables() -
     assert not locks_rows_without_skip_locked(fixed)
     assert tables_read(query) == ("jobs", "public.kinds")
     assert tables_read("select 1 from t for update nowait") == ("t",)
+
+
+def test_an_undecided_proof_is_not_proven_and_says_what_it_could_detect() -> None:
+    """'no measurable effect' is a decided no-change; an inconclusive proof says only
+    that it proved nothing, and what the run could have seen."""
+    from dataclasses import replace
+
+    from pgopt.advise.prove import verdict_of
+    from pgopt.analysis.verdicts import Verdict
+    from pgopt.model.result import Ratio
+    from pgopt.store import load_result
+
+    from .test_golden import RESULTS
+
+    result = load_result(RESULTS / "smoke-c")
+    a, b = result.steps[0], result.steps[1]
+    ratio = Ratio(1.07, (0.32, 3.55), rounds=3, detectable=0.9)
+    runs = b.runs[:3]
+
+    def proof(verdict: Verdict) -> str:
+        steps = (
+            replace(a, name="a"),
+            replace(b, name="b", ratio_vs_previous=ratio, verdict_vs_previous=verdict, runs=runs),
+        )
+        return verdict_of(replace(result, steps=steps))
+
+    assert proof(Verdict.INCONCLUSIVE) == (
+        "not proven: inconclusive (×1.07 [0.32–3.55], 3 rounds, could detect ≥90%)"
+    )
+    assert proof(Verdict.NO_CHANGE) == "no measurable effect (×1.07 [0.32–3.55], 3 rounds)"
+    assert proof(Verdict.FASTER).startswith("proven faster (×1.07")

@@ -7,7 +7,8 @@ source's own statements on a table, or a script as it is), A as is and B with th
 fix: a schema change, the statement rewritten (SKIP LOCKED), or another protocol.
 What to run comes from the rule's `[proof]` (advise/rules.py), filled in with the
 finding's evidence. Its verdict becomes the finding's proof: `proven faster (×k
-[interval])`, `no measurable effect`, `slower`, or `not testable here` with the
+[interval])`, `no measurable effect`, `slower`, `not proven: inconclusive` with
+what the run could have detected, or `not testable here` with the
 reason. `plan_proof` is pure; `verdict_of` reads a finished A/B.
 """
 
@@ -77,18 +78,20 @@ def _fill(template: str, evidence: dict[str, Any]) -> str:
 
 
 def verdict_of(result: LabResult) -> str:
-    """B against A as a proof: the verdict, its ratio and interval, the rounds."""
+    """B against A as a proof: the verdict, its ratio and interval, the rounds (and for
+    an undecided one, what the run could have detected)."""
     b = result.step("b")
     ratio = b.ratio_vs_previous
-    figures = ""
-    if ratio is not None:
-        low, high = ratio.ci95
-        figures = f" (×{ratio.median:.2f} [{low:.2f}–{high:.2f}], {plural(len(b.runs), 'round')})"
     verdict = b.verdict_vs_previous.value
-    if verdict == "faster":
-        return "proven faster" + figures
-    if verdict == "slower":
-        return "slower" + figures
-    if verdict == "no-change":
-        return "no measurable effect" + figures
-    return "no measurable effect: inconclusive, neither faster nor within the margin" + figures
+    words = {
+        "faster": "proven faster",
+        "slower": "slower",
+        "no-change": "no measurable effect",
+    }.get(verdict, "not proven: inconclusive")
+    if ratio is None:
+        return words
+    low, high = ratio.ci95
+    figures = [f"×{ratio.median:.2f} [{low:.2f}–{high:.2f}]", plural(len(b.runs), "round")]
+    if verdict == "inconclusive" and ratio.detectable is not None:
+        figures.append(f"could detect ≥{ratio.detectable:.0%}")
+    return f"{words} ({', '.join(figures)})"

@@ -72,7 +72,7 @@ def proof_style(proof: str) -> Style:
         return Style.GOOD
     if proof.startswith("slower"):
         return Style.BAD
-    if proof.startswith("no measurable effect"):
+    if proof.startswith(("no measurable effect", "not proven")):
         return Style.WARN
     return Style.MUTED
 

@@ -120,7 +120,7 @@ def tune_cmd(**options: Any) -> None:
         err.print(f"[tune] warning: {memory.describe()}", markup=False)
 
 
-PROBE_SECONDS = 18  # the disk probe as measured here: pg_test_fsync, then the reads
+PROBE_SECONDS = 8  # the disk probe as measured here: pg_test_fsync, then the reads
 READ_SECONDS = 3  # initdb, start, read pg_settings, stop a throwaway server
 
 

@@ -32,9 +32,11 @@ def format_metric(metric: MetricSummary) -> str:
 
 
 def format_ratio(ratio: Ratio | None) -> str:
-    """'×2.31 [2.20–2.45]'."""
+    """'×2.31 [2.20–2.45]'; '×2.31 (1 round)' where one round gives no interval."""
     if ratio is None:
         return "—"
+    if ratio.rounds is not None and ratio.rounds < 2:
+        return f"×{ratio.median:.2f} (1 round)"
     low, high = ratio.ci95
     return f"×{ratio.median:.2f} [{low:.2f}–{high:.2f}]"
 

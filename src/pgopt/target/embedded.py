@@ -36,6 +36,7 @@ from .settings import SettingChange
 
 SUPERUSER = "postgres"
 START_TIMEOUT_S = 60.0
+PORT_ATTEMPTS = 5  # starts on another port when the one chosen was taken meanwhile
 STOP_TIMEOUT_S = 60.0
 SERVER_ESCALATION = (
     (signal.SIGINT, STOP_TIMEOUT_S),
@@ -132,7 +133,7 @@ class EmbeddedTarget(Target):
                 self.user.chown_tree(self.root)
             self._make_data_dir()
             self._write_base_config()
-            self._start()
+            self._start_on_a_free_port()
             with self.connect("postgres") as conn:
                 self._read_version(conn)
                 self._after_start(conn)
@@ -241,6 +242,20 @@ class EmbeddedTarget(Target):
         with open(self.data_dir / "postgresql.conf", "a") as conf:
             conf.write("\n" + "\n".join(lines) + "\n")
 
+    def _start_on_a_free_port(self) -> None:
+        """Start; when another process took the port between its choice and the bind
+        (two pgopt runs at once, a test suite's workers), start again on another."""
+        for attempt in range(1, PORT_ATTEMPTS + 1):
+            try:
+                self._start()
+                return
+            except PortTaken:
+                if attempt == PORT_ATTEMPTS:
+                    raise
+                self.port = free_port()
+                with open(self.data_dir / "postgresql.conf", "a") as conf:
+                    conf.write(f"port = {self.port}  # the port chosen first was taken\n")
+
     def _start(self) -> None:
         kwargs = self.user.popen_kwargs() if self.user is not None else {}
         log = open(self.log_file, "ab")  # noqa: SIM115 - handed to the child, closed below
@@ -262,7 +277,10 @@ class EmbeddedTarget(Target):
         while True:
             if self._proc.poll() is not None:
                 self._proc = None
-                raise TargetError("PostgreSQL did not start:\n" + self.log_tail())
+                tail = self.log_tail()
+                if "could not bind" in tail or "already in use" in tail:
+                    raise PortTaken(f"port {self.port} was taken:\n{tail}")
+                raise TargetError("PostgreSQL did not start:\n" + tail)
             try:
                 with psycopg.connect(**self.conninfo("postgres"), connect_timeout=2):
                     return
@@ -350,6 +368,10 @@ def reload_and_wait(target: Target, timeout: float = 10.0) -> None:
             return
         time.sleep(0.05)
     raise TargetError("the server did not reload its configuration in time")
+
+
+class PortTaken(TargetError):
+    """The server could not bind its port: another process took it first."""
 
 
 def free_port() -> int:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model.result import LabResult, Ratio, StepResult
+from ..report.fmt import format_ratio
 
 PROFILES = ("pgopt", "pgtune")
 
@@ -28,8 +29,7 @@ def verdict_text(verdict: str, ratio: Ratio | None) -> str:
     """'inconclusive (×1.01 [0.86–1.17], could detect ≥17%)'."""
     if ratio is None:
         return verdict
-    low, high = ratio.ci95
-    detail = f"×{ratio.median:.2f} [{low:.2f}–{high:.2f}]"
+    detail = format_ratio(ratio)
     if verdict == "inconclusive" and ratio.rounds is not None and ratio.rounds < 3:
         detail += ", needs 3 rounds"
     elif verdict == "inconclusive" and ratio.detectable is not None:
