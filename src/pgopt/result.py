@@ -11,6 +11,7 @@ from dataclasses import replace
 from typing import Any
 
 from . import machine
+from .ab.fidelity import assess
 from .analysis import bottleneck, guards, observed, stats
 from .analysis.comparisons import (
     Pair,
@@ -119,6 +120,7 @@ def build_result(
         error=redactor(error) if error is not None else None,
         passed=all(c.passed for s in steps for c in s.checks),
         ceiling=_ceiling(lab.metric, outcome.steps, rule.alpha),
+        fidelity=assess(lab.replay, steps[0].runs) if lab.replay and steps else None,
     )
 
 

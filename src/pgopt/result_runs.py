@@ -45,6 +45,13 @@ def latency(runs: list[RunRecord]) -> Latency | None:
     )
 
 
+COMMAND_CHARS = 200  # a script line as result.json keeps it: a replay's draws run long
+
+
+def _short(command: str) -> str:
+    return command if len(command) <= COMMAND_CHARS else command[: COMMAND_CHARS - 1] + "…"
+
+
 def run_result(record: RunRecord) -> Run:
     """One run as result.json keeps it."""
     pgbench = record.pgbench
@@ -71,7 +78,7 @@ def run_result(record: RunRecord) -> Run:
         log_sampling_rate=pgbench.log.sampling_rate if pgbench and record.detailed else None,
         detailed=record.detailed,
         statements=tuple(
-            Statement(st.script, st.latency_ms, st.command) for st in summary.statements
+            Statement(st.script, st.latency_ms, _short(st.command)) for st in summary.statements
         )
         if summary
         else None,

@@ -1,32 +1,25 @@
 """The synthesized workload without a server: what each $n of a normalized statement
-stands for, which statements are taken or skipped and why, how parameters are
-drawn, and the fidelity of a replay."""
+stands for, which statements are taken or left out and why, how parameters are
+drawn (ranges sized to the source's rows per call, new unique keys, assumed
+operands), how statements become transactions, and the fidelity of a replay."""
+
+from __future__ import annotations
 
 import random
 import re
 
 import pytest
 
-from pgopt.ab.fidelity import fidelity, fidelity_markdown, widest_gaps
-from pgopt.ab.sql_params import ColumnUse, Table, shape_of
-from pgopt.ab.synthesize import (
-    DRAW,
-    Catalog,
-    Column,
-    Pool,
-    SourceStatement,
-    pool_from_rows,
-    pool_from_stats,
-    select,
-    synthesize,
-)
-from pgopt.ab.workload_files import workload_markdown
-from pgopt.model.result import Run, Statement
+from pgopt.ab.catalog import Catalog, Column, SourceStatement, SourceWorkload
+from pgopt.ab.draws import DRAW, Pool, Span, compact, pool_from_rows, pool_from_stats, sample
+from pgopt.ab.sql_params import ColumnUse, Operand, Table, shape_of
+from pgopt.ab.synthesize import select, synthesize
+from pgopt.ab.workload_files import keys_sql, workload_markdown
 
 CATALOG = Catalog(
     tables={
         ("public", "orders"): {
-            "id": Column(1, "bigint", True),
+            "id": Column(1, "bigint", True, largest="1000"),
             "customer_id": Column(2, "integer", False),
             "status": Column(3, "text", False),
         },
@@ -34,8 +27,10 @@ CATALOG = Catalog(
             "id": Column(1, "integer", True),
             "name": Column(2, "text", False),
         },
+        ("public", "notes"): {"body": Column(1, "text", True)},
     },
-    visible={"orders": "public", "customers": "public"},
+    visible={"orders": "public", "customers": "public", "notes": "public"},
+    sizes={("public", "orders"): (1000.0, 10.0)},
 )
 ORDERS, CUSTOMERS = Table(None, "orders"), Table(None, "customers")
 
@@ -63,23 +58,33 @@ def test_each_parameter_is_bound_to_the_column_it_is_compared_with() -> None:
 def test_unqualified_columns_are_placed_by_the_table_that_has_them() -> None:
     s = shape("select * from orders, customers where name = $1 and status like $2")
     assert s.params == {1: ColumnUse(CUSTOMERS, "name"), 2: ColumnUse(ORDERS, "status")}
-    # a subquery's tables stay in the subquery: the outer `id` is the customers'
     s = shape("select * from customers, (select customer_id from orders) o where id = $1")
     assert s.params == {1: ColumnUse(CUSTOMERS, "id")}
-    # `id` is in both: ambiguous, so not bound
     assert shape("select * from orders, customers where id = $1").refusal is not None
 
 
-def test_writes_are_bound_to_the_columns_they_write() -> None:
+def test_writes_ranges_operands_and_aggregates_are_told_apart() -> None:
     s = shape("insert into orders (customer_id, status) values ($1, $2)")
     assert s.params == {
         1: ColumnUse(ORDERS, "customer_id", written=True),
         2: ColumnUse(ORDERS, "status", written=True),
     }
-    s = shape("insert into orders values ($1, $2, $3)")
-    assert s.params[1] == ColumnUse(ORDERS, "id", written=True)
-    s = shape("update orders set status = $1 where id = $2::bigint")
-    assert s.params == {1: ColumnUse(ORDERS, "status", written=True), 2: ColumnUse(ORDERS, "id")}
+    assert shape("insert into orders values ($1, $2, $3)").params[1] == ColumnUse(
+        ORDERS, "id", written=True
+    )
+    # sysbench's UPDATE: $2 added to k is in no column
+    s = shape("update orders set customer_id = customer_id + $2 where id = $1")
+    assert s.refusal is None
+    assert s.params == {2: Operand(ORDERS, "customer_id", "+"), 1: ColumnUse(ORDERS, "id")}
+    # a range from both sides, by BETWEEN or by a pair of comparisons
+    for query in (
+        "select status from orders where id between $1 and $2",
+        "select status from orders where $2 >= id and id > $1 order by status",
+    ):
+        (span,) = shape(query).spans
+        assert (span.table, span.column, span.low, span.high) == (ORDERS, "id", 1, 2)
+    assert shape("select sum(customer_id) from orders where id between $1 and $2").aggregates
+    assert not shape("select status from orders where id between $1 and $2").aggregates
 
 
 @pytest.mark.parametrize(
@@ -93,7 +98,6 @@ def test_writes_are_bound_to_the_columns_they_write() -> None:
         ("select pg_sleep($1) from orders", "calls pg_sleep"),
         ("select pg_catalog.pg_is_in_recovery()", "reads no table"),
         ("select pg_advisory_xact_lock(id) from orders where id = $1", "side effects"),
-        ("update orders set customer_id = customer_id + $1 where id = $2", "$1 is not compared"),
         ("select * from orders where id = any($1)", "$1 is not compared"),
         ("select 1; select 2", "several statements"),
         ("selec * from orders", "parser does not read it"),
@@ -104,79 +108,80 @@ def test_what_cannot_be_replayed_says_why(query: str, reason: str) -> None:
     assert reason in (shape(query).refusal or "")
 
 
-def statement(query: str, calls: int, total_ms: float) -> SourceStatement:
-    return SourceStatement(str(abs(hash(query))), query, calls, total_ms)
+def statement(query: str, calls: int, total_ms: float, rows: int = 0) -> SourceStatement:
+    return SourceStatement(str(abs(hash(query))), query, calls, total_ms, rows, 0)
 
 
 STATEMENTS = [
-    statement("select * from orders where id = $1", 6000, 300.0),
-    statement("select count(*) from orders where status = $1", 1000, 500.0),
-    statement("insert into orders (id, status) values ($1, $2)", 500, 150.0),
+    statement("select * from orders where id = $1", 6000, 300.0, 6000),
+    statement("select count(*) from orders where status = $1", 1000, 500.0, 1000),
+    statement("insert into orders (id, status) values ($1, $2)", 500, 150.0, 500),
     statement("set application_name = $1", 900, 40.0),
-    statement("select * from customers where name = $1", 10, 10.0),
+    statement("select * from customers where name = $1", 10, 10.0, 10),
+    statement("insert into notes (body) values ($1)", 5, 1.0, 5),
 ]
-
-
-def test_the_statements_making_up_the_cover_are_taken_heaviest_first() -> None:
-    chosen = select(STATEMENTS, CATALOG, cover=0.9)
-    taken = [c.statement.query for c in chosen.candidates]
-    assert taken == [STATEMENTS[1].query, STATEMENTS[0].query]
-    # the INSERT writes the unique id: values from the data would collide
-    assert [k.statement.query for k in chosen.skipped] == [STATEMENTS[2].query]
-    assert "unique" in chosen.skipped[0].reason
-    assert chosen.chosen_share == pytest.approx(950 / 1000)
-    everything = select(STATEMENTS, CATALOG, cover=1.0)
-    assert len(everything.candidates) + len(everything.skipped) == len(STATEMENTS)
-
-
 POOLS = {
-    ("public", "orders", "id"): pool_from_stats("bigint", None, None, ["1", "500", "1000"], 0.0),
+    ("public", "orders", "id"): pool_from_stats(
+        "bigint", None, None, ["1", "500", "1000"], 0.0, 1000.0
+    ),
     ("public", "orders", "status"): pool_from_stats(
-        "text", ["new", "it's paid"], [0.75, 0.25], None, 0.0
+        "text", ["new", "it's paid"], [0.75, 0.25], None, 0.0, 1000.0
     ),
 }
 
 
-def test_scripts_are_weighted_by_calls_and_draw_each_parameter_from_its_column() -> None:
-    synthesis = synthesize(select(STATEMENTS, CATALOG, cover=0.9), CATALOG, POOLS)
-    q1, q2 = synthesis.scripts
-    assert (q1.name, q1.weight, q2.name, q2.weight) == ("q01", 1000, "q02", 6000)
-    assert "\\set pgopt_r1 random(1, 10000)" in q1.text
+def test_the_cover_is_taken_heaviest_first_and_every_write_besides() -> None:
+    chosen = select(STATEMENTS, CATALOG, cover=0.45)
+    taken = [c.statement.query for c in chosen.candidates]
+    # 45% of the time: the count; then the writes, however light, never the rest
+    assert taken == [STATEMENTS[1].query, STATEMENTS[2].query]
+    (left,) = chosen.skipped
+    assert left.statement.query == STATEMENTS[5].query and left.writes
+    assert "unique and neither an integer nor a uuid" in left.reason
+    everything = select(STATEMENTS, CATALOG, cover=1.0)
+    assert len(everything.candidates) + len(everything.skipped) == len(STATEMENTS)
+
+
+def test_scripts_draw_each_parameter_by_its_rule_and_carry_their_tag() -> None:
+    synthesis = synthesize(select(STATEMENTS[:3], CATALOG, cover=1.0), CATALOG, POOLS)
+    by_name = {b.name: b for b in synthesis.blocks}
+    q1, q2, q3 = (synthesis.scripts[i].text for i in range(3))
+    assert [s.weight for s in synthesis.scripts] == [1000, 6000, 500]
     # text: a CASE the planner folds, quotes doubled; the last value is the ELSE
-    assert (
-        "status = (case when :pgopt_r1 <= 7500 then 'new' else 'it''s paid' end)::text" in q1.text
-    )
-    # integers: uniform within each histogram bucket, through a pgbench variable
-    assert (
-        "\\set pgopt_p1 case when :pgopt_r1 <= 5000 then random(1, 500) "
-        "else random(500, 1000) end" in q2.text
-    )
-    assert q2.text.rstrip().endswith("select * from orders where id = :pgopt_p1;")
-    assert synthesis.replayed_share == pytest.approx(0.8)
+    assert "(case when :pgopt_r1 <= 7500 then 'new' else 'it''s paid' end)::text" in q1
+    assert q1.splitlines()[-1].startswith("select /* pgopt q01 */ count(*) from orders where")
+    # integers: uniform over the histogram, whose two even buckets are one range
+    assert "\\set pgopt_p1 random(1, 1000)" in q2
+    assert q2.rstrip().endswith("select /* pgopt q02 */ * from orders where id = :pgopt_p1;")
+    # a new unique key: from a sequence above the data's largest
+    assert 'nextval(\'"pgopt_replay"."orders_id"\')' in q3
+    assert [(k.sequence, k.start) for k in synthesis.keys] == [("pgopt_replay.orders_id", 1001)]
+    assert 'create sequence "pgopt_replay"."orders_id" start with 1001;' in keys_sql(synthesis)
+    assert any("no two inserts collide" in a for a in by_name["q03"].assumptions)
     readme = workload_markdown(synthesis)
-    assert "q01.sql@1000" in readme and "## Not replayed" in readme and "unique" in readme
+    assert "q01" in readme and "How each parameter is drawn" in readme
 
 
 def test_a_column_without_values_skips_its_statement() -> None:
     pools = {**POOLS, ("public", "orders", "status"): pool_from_rows([])}
-    synthesis = synthesize(select(STATEMENTS, CATALOG, cover=0.9), CATALOG, pools)
-    assert [s.statement.query for s in synthesis.scripts] == [STATEMENTS[0].query]
+    synthesis = synthesize(select(STATEMENTS[:2], CATALOG, cover=1.0), CATALOG, pools)
+    assert [b.statement.query for b in synthesis.blocks] == [STATEMENTS[0].query]
     assert any("no values of orders.status" in k.reason for k in synthesis.skipped)
 
 
 def test_statistics_give_common_values_their_frequency_and_the_rest_to_the_histogram() -> None:
-    pool = pool_from_stats("integer", ["7", "9"], [0.5, 0.2], ["10", "20", "30"], 0.1)
+    pool = pool_from_stats("integer", ["7", "9"], [0.5, 0.2], ["10", "20", "40"], 0.1)
     assert pool.values == (("7", 0.5), ("9", 0.2))
-    assert [(lo, hi) for lo, hi, _ in pool.ranges] == [(10, 20), (20, 30)]
+    # the two buckets hold the same rows over different widths: not merged
+    assert [(lo, hi) for lo, hi, _ in pool.ranges] == [(10, 20), (20, 40)]
     assert [w for _, _, w in pool.ranges] == pytest.approx([0.1, 0.1])
     text = pool_from_stats("text", None, None, ["a", "m", "z"], 0.0)
     assert [v for v, _ in text.values] == ["a", "m", "z"]
-    assert [w for _, w in text.values] == pytest.approx([1 / 3] * 3)
+    assert compact([(0, 10, 0.1), (10, 20, 0.1), (20, 100, 0.1)]) == ((0, 20, 0.2), (20, 100, 0.1))
 
 
 def test_the_drawn_values_follow_the_weights() -> None:
-    """Evaluate the CASE the script holds on uniform draws: each value's share is its
-    weight's share, within sampling error (seeded, exact)."""
+    """Evaluate the CASE the script holds on uniform draws (seeded, exact)."""
     pool = Pool((("a", 0.6), ("b", 0.3), ("c", 0.1)), (), "pg_stats")
     synthesis = synthesize(
         select([statement("select * from orders where status = $1", 10, 1.0)], CATALOG),
@@ -190,29 +195,81 @@ def test_the_drawn_values_follow_the_weights() -> None:
         counts[next((v for cut, v in arms if r <= int(cut)), "c")] += 1
     assert counts["a"] / 20_000 == pytest.approx(0.6, abs=0.015)
     assert counts["b"] / 20_000 == pytest.approx(0.3, abs=0.015)
-    assert counts["c"] / 20_000 == pytest.approx(0.1, abs=0.015)
 
 
-def test_fidelity_puts_the_replays_shares_beside_the_sources() -> None:
-    synthesis = synthesize(select(STATEMENTS, CATALOG, cover=0.9), CATALOG, POOLS)
-    runs = tuple(
-        Run(
-            rep=i,
-            value=1.0,
-            script_transactions=(140, 860),
-            statements=(Statement(1, 0.5, "select count(*) ..."), Statement(2, 0.05, "select *")),
+def _histogram(data: list[int], buckets: int = 100) -> list[str]:
+    """Equal-depth bounds, as ANALYZE makes them."""
+    ordered = sorted(data)
+    return [
+        str(ordered[min(len(ordered) - 1, i * len(ordered) // buckets)]) for i in range(buckets + 1)
+    ]
+
+
+@pytest.mark.parametrize("skew", ["uniform", "skewed"])
+def test_a_range_reads_the_sources_rows_per_call(skew: str) -> None:
+    """Ranges drawn by the script (their low end from the histogram, their width from
+    the bucket's rows per unit) read, on a column of the same distribution, the rows a
+    call the source's did: within 1.5x (seeded simulation, no server)."""
+    rng = random.Random(11)
+    if skew == "uniform":
+        data = list(range(1, 100_001))
+    else:  # dense at the start, sparse after: a log-normal spread of 100k values
+        data = sorted({int(rng.lognormvariate(8, 1.5)) for _ in range(150_000)})
+    pool = pool_from_stats("integer", None, None, _histogram(data), 0.0, float(len(data)))
+    ordered = sorted(data)
+    import bisect
+
+    for wanted in (10.0, 100.0, 1000.0):
+        span = Span(pool, "integer", wanted, high=2)
+        read = []
+        for _ in range(2_000):
+            low, high = sample(span, rng)
+            read.append(bisect.bisect_right(ordered, high) - bisect.bisect_left(ordered, low))
+        mean = sum(read) / len(read)
+        assert wanted / 1.5 <= mean <= wanted * 1.5, (skew, wanted, mean)
+
+
+def test_the_range_width_comes_from_the_sources_rows_or_its_neighbours() -> None:
+    """A range that aggregates returns one row: its width comes from the source's other
+    ranges of the column; a LIMIT from the rows a call returned."""
+    pools = {
+        ("public", "orders", "id"): pool_from_stats(
+            "bigint", None, None, ["1", "1000"], 0.0, 1000.0
         )
-        for i in (1, 2)
+    }
+    statements = [
+        statement("select status from orders where id between $1 and $2", 100, 10.0, 5000),
+        statement("select sum(customer_id) from orders where id between $1 and $2", 100, 10.0, 100),
+        statement("select status from orders where id > $1 limit $2", 50, 5.0, 1000),
+    ]
+    synthesis = synthesize(
+        select(statements, CATALOG, 1.0), CATALOG, pools, everything=tuple(statements)
     )
-    rows = fidelity(synthesis, runs)
-    assert rows is not None
-    q1, q2 = rows
-    assert (q1.source_calls, q1.replay_calls) == pytest.approx((1 / 7, 0.14))
-    assert (q1.source_time, q2.source_time) == pytest.approx((500 / 800, 300 / 800))
-    assert q1.replay_time == pytest.approx(140 * 0.5 / (140 * 0.5 + 860 * 0.05))
-    calls_gap, _ = widest_gaps(rows)
-    assert calls_gap == pytest.approx(abs(0.14 - 1 / 7) * 100)
-    text = fidelity_markdown(rows, synthesis)
-    assert "| q01 |" in text and f"Calls within {calls_gap:.1f} points" in text
-    # a single script has no per-script counts: nothing to compare
-    assert fidelity(synthesis, (Run(rep=1, value=1.0),)) is None
+    plain, summed, limited = synthesis.blocks
+    assert "50 rows a call, as the source's calls" in plain.assumptions[0]
+    assert "as the source's other ranges of orders.id returned" in summed.assumptions[0]
+    assert "\\set pgopt_w1 50" in "\n".join(summed.lines)
+    assert "LIMIT 20: the source's rows per call" in limited.assumptions[1]
+
+
+def test_statements_become_transactions_as_the_source_committed_them() -> None:
+    chosen = select(STATEMENTS[:3], CATALOG, 1.0)
+    single = synthesize(chosen, CATALOG, POOLS, SourceWorkload(1.1, 4, "prepared", "sampled"))
+    assert [s.name for s in single.scripts] == ["q01", "q02", "q03"] and single.slots == 1
+    grouped = synthesize(chosen, CATALOG, POOLS, SourceWorkload(4.2, 4, "prepared", "sampled"))
+    (script,) = grouped.scripts
+    text = script.text
+    assert grouped.slots == 4 and text.count("\\set pgopt_s random(1, 7500)") == 4
+    assert text.index("BEGIN;") < text.index("\\if :pgopt_s <= 1000") < text.rindex("COMMIT;")
+    assert text.count("\\elif :pgopt_s <= 7000") == 4 and text.count("\\endif") == 4
+    assert "transaction.sql" in workload_markdown(grouped)
+
+
+def test_an_operand_no_data_holds_is_drawn_from_a_stated_range() -> None:
+    statements = [
+        statement("update orders set customer_id = customer_id + $2 where id = $1", 10, 1.0, 10)
+    ]
+    pools = {("public", "orders", "id"): POOLS[("public", "orders", "id")]}
+    (block,) = synthesize(select(statements, CATALOG, 1.0), CATALOG, pools).blocks
+    assert "\\set pgopt_p2 random(1, 100)" in block.lines
+    assert any("assumed 1 to 100" in a for a in block.assumptions)

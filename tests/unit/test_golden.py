@@ -25,8 +25,14 @@ from pgopt.store import load_result
 
 GOLDEN = Path(__file__).parent.parent / "golden"
 RESULTS = Path(__file__).parent.parent / "data" / "results"
-FIXTURES = ("smoke-a", "smoke-c", "replicas-quick")  # an older result (2 runs a side), one of
-# the current rule, and a lab of four families in three units (replicas)
+FIXTURES = (
+    "smoke-a",
+    "smoke-c",
+    "replicas-quick",
+    "ab-replay",
+)  # an older result (2 runs a side), one of
+# the current rule, a lab of four families in three units (replicas), and a replay of
+# sysbench's oltp_write_only with its fidelity (pgopt ab --synthesize)
 COMMANDS: tuple[list[str], ...] = (
     [],
     ["lab"],

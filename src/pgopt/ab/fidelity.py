@@ -1,110 +1,161 @@
-"""How faithful a synthesized replay was (pure): each statement's share of calls and
-of time in the replay beside its share in the source.
+"""Whether a replay did the work the source does (pure): a check that can fail.
 
-The source's shares come from its pg_stat_statements (calls; execution time, on
-the server), renormalized over the statements replayed. The replay's come from
-A's timed runs: pgbench's transactions per script (each script is one
-statement) and its average latency per statement, which is what the client
-waits: the server's time plus a round trip, so cheap statements weigh a little
-more in the replay than in the source.
+Each replayed statement is found in A's runs by its tag (`/* pgopt q01 */`, in the
+replay's pg_stat_statements of each run) and compared with the source's own row,
+per call: rows returned, server time, shared blocks. For the whole workload: the
+share of the source's execution time replayed, the writes left out, statements
+per commit, the client count and the protocol.
+
+The verdict, by the thresholds in THRESHOLDS (each in the report beside it):
+- faithful: at least 90% of the source's time replayed, no table's writes left
+  out, every replayed statement with 1% or more of the source's time within 1.5x
+  of its rows per call and 2x of its time per call, statements per commit within
+  1.5x of the source's, the source's clients and protocol where known;
+- partial: at least half of the source's time replayed by statements within those
+  bounds;
+- unfaithful: less.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from ..model.result import Run
-from ..words import plural
-from .synthesize import Synthesis
-from .workload_files import flat_query
+from ..lab.spec import ReplaySpec, SourceFigures
+from ..model.result import Fidelity, Run, StatementFidelity
 
-
-@dataclass(frozen=True)
-class FidelityRow:
-    name: str
-    query: str
-    source_calls: float  # shares, 0..1
-    replay_calls: float
-    source_time: float
-    replay_time: float
+THRESHOLDS = {
+    "replayed_share": 0.90,  # of the source's execution time
+    "rows_ratio": 1.5,  # rows per call, either way
+    "time_ratio": 2.0,  # server time per call, either way
+    "judged_share": 0.01,  # statements below this share of the time do not count
+    "per_commit_ratio": 1.5,  # statements per commit, either way
+    "partial_share": 0.50,  # of the source's time, replayed within the bounds
+}
 
 
-def fidelity(synthesis: Synthesis, runs: tuple[Run, ...]) -> list[FidelityRow] | None:
-    """The rows for the scripts of `synthesis` as A's `runs` ran them; None when they
-    did not count transactions per script (a single script)."""
-    calls = [0] * len(synthesis.scripts)
-    latency: dict[int, list[float]] = defaultdict(list)
+@dataclass
+class _Totals:
+    calls: int = 0
+    total_ms: float = 0.0
+    rows: int = 0
+    blocks: int = 0
+
+
+def _tag(query: str) -> str | None:
+    start = query.find("/* pgopt ")
+    if start < 0:
+        return None
+    end = query.find(" */", start)
+    return query[start + len("/* pgopt ") : end] if end > 0 else None
+
+
+def replay_totals(runs: Sequence[Run]) -> tuple[dict[str, _Totals], int]:
+    """Each tagged statement's totals over `runs`, and their commits."""
+    totals: dict[str, _Totals] = {}
+    commits = 0
     for run in runs:
-        if not run.script_transactions or len(run.script_transactions) != len(calls):
-            return None
-        for i, n in enumerate(run.script_transactions):
-            calls[i] += n
-        per_script: dict[int, float] = defaultdict(float)
-        for statement in run.statements or ():
-            per_script[statement.script] += statement.latency_ms
-        for number, ms in per_script.items():
-            latency[number].append(ms)
-    times = [calls[i] * _mean(latency.get(i + 1, [])) for i in range(len(calls))]
-    source_calls = [s.statement.calls for s in synthesis.scripts]
-    source_time = [s.statement.total_ms for s in synthesis.scripts]
-    return [
-        FidelityRow(
-            s.name,
-            s.statement.query,
-            _share(source_calls, i),
-            _share(calls, i),
-            _share(source_time, i),
-            _share(times, i),
+        stats: dict[str, Any] = run.stats or {}
+        commits += int(stats.get("database", {}).get("xact_commit", 0))
+        for row in stats.get("statements", ()):
+            name = _tag(str(row.get("query", "")))
+            if name is None:
+                continue
+            t = totals.setdefault(name, _Totals())
+            t.calls += int(row["calls"])
+            t.total_ms += float(row["total_ms"])
+            t.rows += int(row["rows"])
+            t.blocks += int(row.get("shared_blks_hit", 0)) + int(row.get("shared_blks_read", 0))
+    return totals, commits
+
+
+def _within(replay: float, source: float, ratio: float, floor: float) -> bool:
+    """replay within `ratio` of source either way; below `floor` both count as alike."""
+    if replay < floor and source < floor:
+        return True
+    if replay <= 0 or source <= 0:
+        return False
+    return 1 / ratio <= replay / source <= ratio
+
+
+def _statement(source: SourceFigures, replay: _Totals | None) -> StatementFidelity:
+    calls = source.calls or 1
+    s_rows, s_ms, s_blocks = source.rows / calls, source.total_ms / calls, source.blocks / calls
+    judged = source.share >= THRESHOLDS["judged_share"]
+    if replay is None or replay.calls == 0:
+        return StatementFidelity(
+            source.name, source.query, source.share, source.calls, s_rows, s_ms, s_blocks,
+            0, None, None, None, judged, False, "it did not run in A's runs",
+        )  # fmt: skip
+    r_rows, r_ms = replay.rows / replay.calls, replay.total_ms / replay.calls
+    r_blocks = replay.blocks / replay.calls
+    why = []
+    if not _within(r_rows, s_rows, THRESHOLDS["rows_ratio"], 0.5):
+        why.append(f"{r_rows:.3g} rows a call against the source's {s_rows:.3g}")
+    if not _within(r_ms, s_ms, THRESHOLDS["time_ratio"], 0.002):
+        why.append(f"{r_ms:.3g} ms a call against the source's {s_ms:.3g}")
+    return StatementFidelity(
+        source.name, source.query, source.share, source.calls, s_rows, s_ms, s_blocks,
+        replay.calls, r_rows, r_ms, r_blocks, judged, not why, "; ".join(why),
+    )  # fmt: skip
+
+
+def assess(spec: ReplaySpec, runs: Sequence[Run]) -> Fidelity:
+    """The fidelity of the replay A's `runs` ran, against `spec`'s source."""
+    totals, commits = replay_totals(runs)
+    rows = tuple(_statement(s, totals.get(s.name)) for s in spec.statements)
+    calls = sum(t.calls for t in totals.values())
+    replay_per_commit = calls / commits if commits else None
+    reasons = []
+    if spec.replayed_share < THRESHOLDS["replayed_share"]:
+        reasons.append(
+            f"{spec.replayed_share:.0%} of the source's execution time replayed (at least "
+            f"{THRESHOLDS['replayed_share']:.0%} for faithful)"
         )
-        for i, s in enumerate(synthesis.scripts)
-    ]
-
-
-def _mean(values: list[float]) -> float:
-    return sum(values) / len(values) if values else 0.0
-
-
-def _share(values: list[float] | list[int], i: int) -> float:
-    total = sum(values)
-    return values[i] / total if total else 0.0
-
-
-def widest_gaps(rows: list[FidelityRow]) -> tuple[float, float]:
-    """The largest difference, in points, between replay and source: calls, time."""
-    calls = max((abs(r.replay_calls - r.source_calls) for r in rows), default=0.0)
-    time = max((abs(r.replay_time - r.source_time) for r in rows), default=0.0)
-    return calls * 100, time * 100
-
-
-def fidelity_markdown(rows: list[FidelityRow], synthesis: Synthesis) -> str:
-    calls_gap, time_gap = widest_gaps(rows)
-    lines = [
-        "# Fidelity of the synthesized workload",
-        "",
-        f"Replayed: {plural(len(rows), 'statement')}, {synthesis.replayed_share:.1%} of the "
-        "source's "
-        "execution time. Shares are among the replayed statements; the replay's are A's "
-        "timed runs (pgbench's transactions per script, and latency per statement, which "
-        "includes a round trip).",
-        "",
-        "| script | statement | calls: source | calls: replay | time: source | time: replay |",
-        "|---|---|--:|--:|--:|--:|",
-    ]
-    for r in rows:
-        lines.append(
-            f"| {r.name} | `{flat_query(r.query, 70)}` | {r.source_calls:.1%} "
-            f"| {r.replay_calls:.1%} | {r.source_time:.1%} | {r.replay_time:.1%} |"
+    for query, why, share in spec.dropped_writes:
+        reasons.append(f"a write left out ({share:.1%} of the time): {query[:80]}: {why}")
+    off = [r for r in rows if r.judged and not r.within]
+    for r in off:
+        reasons.append(f"{r.name}: {r.why}")
+    source_per_commit = spec.statements_per_commit
+    if (
+        source_per_commit
+        and replay_per_commit
+        and not _within(replay_per_commit, source_per_commit, THRESHOLDS["per_commit_ratio"], 0.0)
+    ):
+        reasons.append(
+            f"{replay_per_commit:.3g} statements a commit against the source's "
+            f"{source_per_commit:.3g}"
         )
-    lines += [
-        "",
-        f"Calls within {calls_gap:.1f} points of the source's mix; time within "
-        f"{time_gap:.1f} points.",
-    ]
-    if time_gap > 10:
-        lines.append(
-            "Time differs more than calls: the replay's statements cost differently than "
-            "the source's (its data is a copy, its parameters drawn from statistics, its "
-            "caches and concurrency are not the source's)."
+    differs = []
+    if spec.clients is not None and spec.clients != spec.replay_clients:
+        differs.append(f"{spec.replay_clients} clients against the source's {spec.clients}")
+    if spec.protocol is not None and spec.protocol != spec.replay_protocol:
+        differs.append(f"-M {spec.replay_protocol} against the source's {spec.protocol}")
+    reasons += differs
+    within_share = sum(r.share for r in rows if r.within)
+    if not reasons:
+        verdict = "faithful"
+    elif within_share >= THRESHOLDS["partial_share"]:
+        verdict = "partial"
+    else:
+        verdict = "unfaithful"
+        reasons.append(
+            f"the statements within the bounds make up {within_share:.0%} of the source's "
+            f"time (at least {THRESHOLDS['partial_share']:.0%} for partial)"
         )
-    return "\n".join(lines) + "\n"
+    return Fidelity(
+        verdict=verdict,
+        reasons=tuple(reasons),
+        replayed_share=spec.replayed_share,
+        statements=rows,
+        thresholds=dict(THRESHOLDS),
+        source_statements_per_commit=source_per_commit,
+        replay_statements_per_commit=replay_per_commit,
+        source_clients=spec.clients,
+        replay_clients=spec.replay_clients,
+        source_protocol=spec.protocol,
+        replay_protocol=spec.replay_protocol,
+        dropped_writes=spec.dropped_writes,
+    )

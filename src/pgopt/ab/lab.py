@@ -11,11 +11,12 @@ the same pgbench seed; B's verdict is against A. The lab goes through
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ..lab.load import lab_from_dict
-from ..lab.spec import Lab
+from ..lab.spec import Lab, ReplaySpec
 from .spec import AbSpec, Script, Variant
 
 RESET_SQL = """\
@@ -45,10 +46,16 @@ StepsOf = Callable[[dict[str, Any]], list[dict[str, Any]]]
 ANALYZE_SQL = "-- pgopt ab: fresh statistics, as a live database would have\nanalyze;\n"
 
 
-def ab_lab(spec: AbSpec, folder: Path, steps_of: StepsOf | None = None) -> Lab:
+def ab_lab(
+    spec: AbSpec,
+    folder: Path,
+    steps_of: StepsOf | None = None,
+    replay: ReplaySpec | None = None,
+) -> Lab:
     """The lab of `spec`; its generated SQL files are written into `folder`.
     `steps_of`, given A's step, makes other steps instead of A and B (pgopt tune
-    measures its profiles on the user's workload this way)."""
+    measures its profiles on the user's workload this way); `replay`: what a
+    synthesized workload's first step is measured against for its fidelity."""
     folder.mkdir(parents=True, exist_ok=True)
     reset = folder / "reset.sql"
     reset.write_text(RESET_SQL)
@@ -68,7 +75,8 @@ def ab_lab(spec: AbSpec, folder: Path, steps_of: StepsOf | None = None) -> Lab:
     }
     if steps_of is not None:
         raw["steps"] = steps_of(raw["steps"][0])
-    return lab_from_dict(raw, folder, where="pgopt ab", name="ab")
+    lab = lab_from_dict(raw, folder, where="pgopt ab", name="ab")
+    return replace(lab, replay=replay) if replay is not None else lab
 
 
 def _step(

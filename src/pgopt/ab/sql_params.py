@@ -4,7 +4,10 @@ parameters ($1, $2, ...) stands for, read with PostgreSQL's own parser (pglast).
 pg_stat_statements keeps statements with their constants replaced by $n and no
 values. To replay one, each $n must be drawn from the data it was compared with:
 the column on the other side of `=`, `<`, `IN (...)`, `BETWEEN`, `LIKE`, the column
-an INSERT or UPDATE writes it into, or LIMIT/OFFSET. A statement is replayable
+an INSERT or UPDATE writes it into, or LIMIT/OFFSET. Two of them that bound one
+column from both sides (`BETWEEN $1 AND $2`, `>= $1 ... <= $2`) form a `Span`,
+whose width decides how many rows a call reads; one combined with a column in
+arithmetic (`SET k = k + $2`) is an `Operand`, which no data holds. A statement is replayable
 when it is one SELECT, INSERT, UPDATE or DELETE (no DDL, utility or session
 state), touches no system catalog, calls nothing with side effects outside the
 database, and every parameter is bound. Otherwise `Shape.refusal` says why.
@@ -19,6 +22,7 @@ from typing import Any
 
 from pglast import ast, parse_sql
 from pglast.enums.parsenodes import A_Expr_Kind
+from pglast.enums.primnodes import BoolExprType
 from pglast.parser import ParseError
 
 from ..sqltree import walk
@@ -80,11 +84,35 @@ class ColumnUse:
 
 
 @dataclass(frozen=True)
+class Operand:
+    """$n combined with `column` in arithmetic (`k + $2`): no data to draw it from."""
+
+    table: Table
+    column: str
+    operator: str
+
+
+@dataclass(frozen=True)
+class Span:
+    """$low and $high bound `column` from both sides: a range of it."""
+
+    table: Table
+    column: str
+    low: int
+    high: int
+
+
+Use = ColumnUse | Operand | str  # str: 'limit', 'offset'
+
+
+@dataclass(frozen=True)
 class Shape:
     kind: str  # select, insert, update, delete, or the parse node of what is refused
-    params: dict[int, ColumnUse | str] = field(default_factory=dict)  # str: 'limit', 'offset'
+    params: dict[int, Use] = field(default_factory=dict)
     tables: tuple[Table, ...] = ()
     refusal: str | None = None  # why it cannot be replayed
+    spans: tuple[Span, ...] = ()
+    aggregates: bool = False  # its result is not the rows it reads (sum, count, group by)
 
 
 def shape_of(query: str, columns_of: Any) -> Shape:
@@ -115,14 +143,16 @@ def shape_of(query: str, columns_of: Any) -> Shape:
     finder = _Binder(columns_of)
     finder.visit(stmt, ())
     unbound = sorted(set(_param_numbers(stmt)) - set(finder.params))
+    spans = tuple(finder.spans)
     if unbound:
         return Shape(
             kind,
             finder.params,
             tables,
             refusal=f"${unbound[0]} is not compared with a column: no data to draw it from",
+            spans=spans,
         )
-    return Shape(kind, finder.params, tables)
+    return Shape(kind, finder.params, tables, spans=spans, aggregates=_aggregates(stmt))
 
 
 def _utility_reason(stmt: Any) -> str:
@@ -162,6 +192,22 @@ def _function_names(stmt: Any) -> set[str]:
     return names
 
 
+AGGREGATES = frozenset({"count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every"})
+ARITHMETIC = frozenset({"+", "-", "*", "/", "%"})
+LOWER = frozenset({">", ">="})  # column > $n: $n is a lower bound
+UPPER = frozenset({"<", "<="})
+
+
+def _aggregates(stmt: Any) -> bool:
+    """Whether the rows a call returns are not the rows it reads: an aggregate or a
+    GROUP BY in its top level."""
+    if not isinstance(stmt, ast.SelectStmt):
+        return False
+    if stmt.groupClause:
+        return True
+    return bool(_function_names(stmt.targetList or ()) & AGGREGATES)
+
+
 def _param_numbers(stmt: Any) -> Iterator[int]:
     for node in walk(stmt):
         if isinstance(node, ast.ParamRef):
@@ -184,6 +230,10 @@ def _column(node: Any) -> tuple[str, ...] | None:
     return None
 
 
+def _operator(expr: Any) -> str | None:
+    return expr.name[-1].sval if expr.name and isinstance(expr.name[-1], ast.String) else None
+
+
 def _compares(expr: Any) -> bool:
     """A comparison of a column with one value (or a list of them): `= ANY($1)` takes
     an array, which a column's values are not."""
@@ -201,7 +251,8 @@ class _Binder:
 
     def __init__(self, columns_of: Any) -> None:
         self.columns_of = columns_of
-        self.params: dict[int, ColumnUse | str] = {}
+        self.params: dict[int, Use] = {}
+        self.spans: list[Span] = []
 
     def visit(self, node: Any, outer: Scope) -> None:
         if isinstance(node, tuple | list):
@@ -216,6 +267,12 @@ class _Binder:
             self._statement(node, scope)
         elif isinstance(node, ast.A_Expr) and _compares(node):
             self._comparison(node, scope)
+            if node.kind == A_Expr_Kind.AEXPR_BETWEEN:
+                self._between(node, scope)
+        elif isinstance(node, ast.A_Expr) and _operator(node) in ARITHMETIC:
+            self._arithmetic(node, scope)
+        elif isinstance(node, ast.BoolExpr) and node.boolop == BoolExprType.AND_EXPR:
+            self._bounds(node.args or (), scope)
         for name in node:
             self.visit(getattr(node, name), scope)
 
@@ -271,6 +328,43 @@ class _Binder:
                 n = _param(other)
                 if n is not None:
                     self.params.setdefault(n, use)
+
+    def _between(self, expr: Any, scope: Scope) -> None:
+        use = self._resolve(_column(expr.lexpr), scope)
+        bounds = [_param(v) for v in expr.rexpr or ()]
+        if use is not None and len(bounds) == 2 and None not in bounds:
+            low, high = bounds
+            assert low is not None and high is not None
+            self.spans.append(Span(use.table, use.column, low, high))
+
+    def _arithmetic(self, expr: Any, scope: Scope) -> None:
+        for column, other in ((expr.lexpr, expr.rexpr), (expr.rexpr, expr.lexpr)):
+            use = self._resolve(_column(column), scope)
+            n = _param(other)
+            if use is not None and n is not None:
+                self.params.setdefault(n, Operand(use.table, use.column, _operator(expr) or ""))
+
+    def _bounds(self, args: Any, scope: Scope) -> None:
+        """`col >= $a AND col <= $b` (or with > and <): a span of col."""
+        lows: dict[tuple[Table, str], int] = {}
+        highs: dict[tuple[Table, str], int] = {}
+        for expr in args:
+            if not isinstance(expr, ast.A_Expr) or expr.kind != A_Expr_Kind.AEXPR_OP:
+                continue
+            op = _operator(expr)
+            for column, other, flip in (
+                (expr.lexpr, expr.rexpr, False),
+                (expr.rexpr, expr.lexpr, True),
+            ):
+                use = self._resolve(_column(column), scope)
+                n = _param(other)
+                if use is None or n is None or op not in LOWER | UPPER:
+                    continue
+                lower = (op in LOWER) != flip
+                (lows if lower else highs).setdefault((use.table, use.column), n)
+        for key, low in lows.items():
+            if key in highs:
+                self.spans.append(Span(key[0], key[1], low, highs[key]))
 
     def _resolve(self, name: tuple[str, ...] | None, scope: Scope) -> ColumnUse | None:
         if not name:

@@ -1,7 +1,9 @@
 """Read what a synthesized workload is made of from the source database, read-only:
-its pg_stat_statements, its tables' columns, and each needed column's values (its
-pg_stats row, or, where the source has none, up to SAMPLE_ROWS values sampled
-from its rows).
+its pg_stat_statements, its tables' columns and sizes, each needed column's values
+(its pg_stats row, or, where the source has none, up to SAMPLE_ROWS values sampled
+from its rows), the largest value of each unique column the workload inserts into,
+and, over a sample of a few seconds, how its clients run the statements: how many
+statements a commit, how many sessions, with which protocol.
 
 The session is read-only (default_transaction_read_only, a statement timeout and
 pgopt's application_name), so nothing here can write to the user's database.
@@ -11,6 +13,9 @@ taken for the workload.
 
 from __future__ import annotations
 
+import re
+import time
+from dataclasses import replace
 from typing import Any
 
 import psycopg
@@ -23,21 +28,16 @@ from ..queries import load
 from ..redact import redact_dsn
 from ..sqltree import tables_read
 from ..target.base import first_line
-from .synthesize import (
-    Catalog,
-    Column,
-    Pool,
-    Selection,
-    SourceStatement,
-    Synthesis,
-    needed_columns,
-    pool_from_rows,
-    pool_from_stats,
-    select,
-    synthesize,
-)
+from .catalog import Catalog, Column, SourceStatement, SourceWorkload
+from .draws import INTEGER_TYPES, Pool, pool_from_rows, pool_from_stats
+from .sql_params import ColumnUse
+from .synthesize import NOT_SAMPLED, Selection, Synthesis, needed_columns, select, synthesize
 
 SAMPLE_ROWS = 200
+SAMPLE_EVERY_S = 0.5  # pg_stat_activity's sessions during the workload sample
+TRANSACTION_CONTROL = re.compile(
+    r"\s*(begin|commit|rollback|start|end|abort|savepoint|release|prepare transaction)\b", re.I
+)
 READ_ONLY = "-c default_transaction_read_only=on -c statement_timeout=60s -c lock_timeout=5s"
 ENABLE = (
     "add pg_stat_statements to shared_preload_libraries, restart the server, run "
@@ -46,13 +46,15 @@ ENABLE = (
 )
 
 
-def synthesize_from(dsn: str, cover: float) -> Synthesis:
+def synthesize_from(dsn: str, cover: float, sample_s: float = 0.0) -> Synthesis:
     """The workload of the source at `dsn`: the statements making up `cover` of its
-    execution time; one clear error (exit 2) when it cannot be read or holds nothing
-    to replay."""
+    execution time and every write, run as its clients ran them during a sample of
+    `sample_s` seconds; one clear error (exit 2) when it cannot be read or holds
+    nothing to replay."""
     where = redact_dsn(dsn)
     return _replayable(
-        _synthesize(dsn, None, cover), f"nothing in {where}'s pg_stat_statements can be replayed"
+        _synthesize(dsn, None, cover, sample_s=sample_s),
+        f"nothing in {where}'s pg_stat_statements can be replayed",
     )
 
 
@@ -94,7 +96,11 @@ def _names(query: str, table: str) -> bool:
 
 
 def _synthesize(
-    dsn: str, statements: list[SourceStatement] | None, cover: float, naming: str | None = None
+    dsn: str,
+    statements: list[SourceStatement] | None,
+    cover: float,
+    naming: str | None = None,
+    sample_s: float = 0.0,
 ) -> Synthesis:
     """Scripts for `statements`, or for the source's own pg_stat_statements when None
     (only those naming the table `naming`, when given), from one read-only session on
@@ -104,16 +110,19 @@ def _synthesize(
         with psycopg.connect(
             dsn, options=READ_ONLY, application_name="pgopt ab", autocommit=True
         ) as conn:
+            workload = NOT_SAMPLED
             if statements is None:
+                workload = _sample_workload(conn, sample_s)
                 statements = _statements(conn, where)
             if naming:
                 statements = [s for s in statements if _names(s.query, naming)]
             catalog = _catalog(conn)
             selection = select(statements, catalog, cover)
+            catalog = _with_largest(conn, selection, catalog)
             pools = _pools(conn, selection, catalog)
     except psycopg.Error as e:
         raise UsageError(f"cannot read {where}: {first_line(e)}") from e
-    return synthesize(selection, catalog, pools)
+    return synthesize(selection, catalog, pools, workload, tuple(statements))
 
 
 def _rows(conn: psycopg.Connection[Any], query: Any, params: Any = None) -> list[dict[str, Any]]:
@@ -135,22 +144,112 @@ def _statements(conn: psycopg.Connection[Any], where: str) -> list[SourceStateme
             "run your workload first"
         )
     return [
-        SourceStatement(str(r["queryid"]), str(r["query"]), int(r["calls"]), float(r["total_ms"]))
+        SourceStatement(
+            str(r["queryid"]),
+            str(r["query"]),
+            int(r["calls"]),
+            float(r["total_ms"]),
+            int(r["rows"] or 0),
+            int(r["blocks"] or 0),
+        )
         for r in rows
+        if not TRANSACTION_CONTROL.match(str(r["query"]))
     ]
+
+
+def _calls(conn: psycopg.Connection[Any]) -> int:
+    """The statements the source's pg_stat_statements has counted so far (transaction
+    control left out)."""
+    if not _rows(conn, "select 1 from pg_extension where extname = 'pg_stat_statements'"):
+        return 0
+    rows = _rows(conn, load("source_statements", conn.info.server_version))
+    return sum(int(r["calls"]) for r in rows if not TRANSACTION_CONTROL.match(str(r["query"])))
+
+
+def _sample_workload(conn: psycopg.Connection[Any], seconds: float) -> SourceWorkload:
+    """How the source's clients run their statements, over `seconds`: statements per
+    commit (the calls pg_stat_statements counted over the commits pg_stat_database
+    counted, this session's own taken out of both), the most sessions seen at once,
+    and their protocol ($n in what they last ran: prepared statements)."""
+    if seconds <= 0:
+        return SourceWorkload(
+            note="not sampled (--source-sample 0): each statement its own transaction"
+        )
+    ours = 0  # statements this session runs between the two counts, each a commit
+    first = _activity(conn)
+    calls_before = _calls(conn)
+    ours += 1
+    sessions, parameterized, literal = first["sessions"], first["parameterized"], first["literal"]
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        time.sleep(SAMPLE_EVERY_S)
+        seen = _activity(conn)
+        ours += 1
+        sessions = max(sessions, seen["sessions"])
+        parameterized += seen["parameterized"]
+        literal += seen["literal"]
+    calls = _calls(conn) - calls_before - ours
+    last = _activity(conn)
+    commits = int(last["xact_commit"]) - int(first["xact_commit"]) - ours - 2
+    protocol = "prepared" if parameterized > literal else "simple" if literal else None
+    if commits <= 0 or calls <= 0:
+        return SourceWorkload(
+            None,
+            sessions or None,
+            protocol,
+            f"the source ran nothing during the {seconds:g}-s sample: each statement its "
+            "own transaction",
+        )
+    per = calls / commits
+    return SourceWorkload(
+        per,
+        sessions or None,
+        protocol,
+        f"over a {seconds:g}-s sample, {calls:,} statements in {commits:,} commits "
+        f"({per:.3g} a commit), at most {sessions} sessions at once"
+        + (f", {protocol} protocol" if protocol else ""),
+    )
+
+
+def _activity(conn: psycopg.Connection[Any]) -> dict[str, Any]:
+    return _rows(conn, load("source_activity"))[0]
+
+
+def _with_largest(conn: psycopg.Connection[Any], selection: Selection, catalog: Catalog) -> Catalog:
+    """The catalog with the largest value of each unique integer column the selected
+    statements insert into or update (new keys start above it)."""
+    tables = {k: dict(v) for k, v in catalog.tables.items()}
+    for candidate in selection.candidates:
+        for use in candidate.shape.params.values():
+            if not isinstance(use, ColumnUse) or not use.written:
+                continue
+            key = catalog.key(use.table)
+            if key is None:
+                continue
+            column = tables[key].get(use.column)
+            if column is None or not column.unique or column.type not in INTEGER_TYPES:
+                continue
+            query = sql.SQL("select max({c})::text as m from {s}.{t}").format(
+                c=sql.Identifier(use.column), s=sql.Identifier(key[0]), t=sql.Identifier(key[1])
+            )
+            largest = _rows(conn, query)[0]["m"]
+            tables[key][use.column] = replace(column, largest=largest)
+    return replace(catalog, tables=tables)
 
 
 def _catalog(conn: psycopg.Connection[Any]) -> Catalog:
     tables: dict[tuple[str, str], dict[str, Column]] = {}
     visible: dict[str, str] = {}
+    sizes: dict[tuple[str, str], tuple[float, float]] = {}
     for r in _rows(conn, load("source_columns")):
         key = (str(r["schema"]), str(r["table"]))
         tables.setdefault(key, {})[str(r["column"])] = Column(
             int(r["position"]), str(r["type"]), bool(r["is_unique"])
         )
+        sizes[key] = (float(r["rows"] or 0), float(r["pages"] or 0))
         if r["visible"]:
             visible[key[1]] = key[0]
-    return Catalog(tables, visible)
+    return Catalog(tables, visible, sizes)
 
 
 def _pools(
@@ -163,9 +262,10 @@ def _pools(
             conn, load("column_stats"), {"schema": schema, "table": table, "column": column}
         )
         pool = None
+        rows = catalog.sizes.get((schema, table), (0.0, 0.0))[0]
         if stats and (stats[0]["mcv"] or stats[0]["bounds"]):
             s = stats[0]
-            pool = pool_from_stats(type_name, s["mcv"], s["mcf"], s["bounds"], s["null_frac"])
+            pool = pool_from_stats(type_name, s["mcv"], s["mcf"], s["bounds"], s["null_frac"], rows)
         if pool is None or not (pool.values or pool.ranges):
             pool = pool_from_rows(_sample(conn, schema, table, column))
         pools[(schema, table, column)] = pool

@@ -1,53 +1,104 @@
-"""A synthesized workload as files a user can read, edit and reuse: one pgbench
-script per statement and a README.md that says what was taken, with what weight,
-and what was skipped and why (in the run folder, `workload/`)."""
+"""A synthesized workload as files a user can read, edit and reuse: the pgbench
+scripts, keys.sql (the sequences its inserts of unique keys draw from, made once
+in the copy) and a README.md that says what was taken, how each parameter is
+drawn and what that assumes, and what was left out and why (in the run folder,
+`workload/`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from .parameters import KEYS_SCHEMA
 from .spec import Script
 from .synthesize import MAX_SCRIPTS, Synthesis
 
 
-def write_workload(synthesis: Synthesis, folder: Path) -> tuple[Script, ...]:
-    """Write the scripts and README.md into `folder`; the scripts with their weights."""
+def write_workload(synthesis: Synthesis, folder: Path) -> tuple[tuple[Script, ...], Path | None]:
+    """Write the scripts, keys.sql and README.md into `folder`: the scripts with their
+    weights, and keys.sql when the inserts need one."""
     folder.mkdir(parents=True, exist_ok=True)
     scripts = []
     for s in synthesis.scripts:
         path = folder / f"{s.name}.sql"
         path.write_text(s.text)
         scripts.append(Script(path.resolve(), s.weight))
+    keys = None
+    if synthesis.keys:
+        keys = folder / "keys.sql"
+        keys.write_text(keys_sql(synthesis))
     (folder / "README.md").write_text(workload_markdown(synthesis))
-    return tuple(scripts)
+    return tuple(scripts), keys.resolve() if keys else None
+
+
+def keys_sql(synthesis: Synthesis) -> str:
+    """The sequences new unique keys come from, each starting above the data's largest."""
+    lines = [
+        "-- pgopt ab: new values of unique columns, above the data's largest: inserts of the",
+        "-- replay never collide with the data or with each other",
+        f"create schema if not exists {KEYS_SCHEMA};",
+    ]
+    for key in synthesis.keys:
+        schema, _, name = key.sequence.partition(".")
+        lines.append(f"create sequence {_ident(schema)}.{_ident(name)} start with {key.start};")
+    return "\n".join(lines) + "\n"
+
+
+def _ident(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def workload_markdown(synthesis: Synthesis) -> str:
-    """What the synthesis took from pg_stat_statements, and what it left and why."""
+    """What the synthesis took from pg_stat_statements, how, and what it left and why."""
     flags = " ".join(f"-f {s.name}.sql@{s.weight}" for s in synthesis.scripts)
+    work = synthesis.workload
+    shape = (
+        f"Transactions of {synthesis.slots} statements each, as the source's commits had "
+        "on average, each statement drawn by its share of the calls (transaction.sql)."
+        if synthesis.slots > 1
+        else "Each statement is its own transaction (one script each, weighted by its calls)."
+    )
     lines = [
         "# Workload synthesized from pg_stat_statements",
         "",
         f"The statements that make up {synthesis.cover:.0%} of the source's execution time "
-        f"({synthesis.chosen_share:.1%} looked at), heaviest first; "
-        f"{synthesis.replayed_share:.1%} of the time is replayed. Each statement is one "
-        "pgbench script, weighted by its calls; each parameter is drawn per transaction "
-        "from the column it is compared with (pg_stats, or sampled rows).",
+        f"({synthesis.chosen_share:.1%} looked at), heaviest first, and every statement that "
+        f"writes; {synthesis.replayed_share:.1%} of the time is replayed. {shape}",
         "",
-        "Run them yourself: `pgbench -n " + flags + " ...`, or name them in an ab.toml "
-        "([workload] scripts) after editing.",
+        f"How the source ran them: {work.note or 'not sampled'}.",
         "",
-        "| script | weight | time | calls | statement |",
-        "|---|--:|--:|--:|---|",
+        "Run them yourself: `pgbench -n "
+        + flags
+        + " ...`"
+        + (" after `psql -f keys.sql`" if synthesis.keys else "")
+        + ", or name them in an ab.toml ([workload] scripts) after editing.",
+        "",
+        "| statement | time | calls | rows a call | ms a call | query |",
+        "|---|--:|--:|--:|--:|---|",
     ]
-    for s in synthesis.scripts:
+    for b in synthesis.blocks:
+        st = b.statement
         lines.append(
-            f"| {s.name}.sql | {s.weight} | {s.time_share:.1%} | {s.statement.calls:,} "
-            f"| `{flat_query(s.statement.query)}` |"
+            f"| {b.name} | {b.time_share:.1%} | {st.calls:,} | {st.rows_per_call:.3g} "
+            f"| {st.ms_per_call:.3g} | `{flat_query(st.query)}` |"
         )
+    lines += ["", "## How each parameter is drawn, and what that assumes", ""]
+    for b in synthesis.blocks:
+        for note in b.assumptions:
+            lines.append(f"- {b.name}: {note}")
     if synthesis.capped:
         stop = f"Stopped at {MAX_SCRIPTS} statements, before {synthesis.cover:.0%} of the time."
         lines += ["", stop]
+    if synthesis.dropped_writes:
+        lines += [
+            "",
+            "## Writes not replayed",
+            "",
+            "A change that touches these tables (an index, a fillfactor, a WAL setting) is "
+            "not measured on their writes:",
+            "",
+        ]
+        for k in synthesis.dropped_writes:
+            lines.append(f"- `{flat_query(k.statement.query)}` ({k.time_share:.1%}): {k.reason}")
     if synthesis.skipped:
         lines += [
             "",

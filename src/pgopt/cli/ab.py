@@ -15,13 +15,13 @@ from ..ab.spec import AbFlags, AbSpec, read_spec
 from ..ab.statements import synthesize_from
 from ..ab.workload_files import write_workload
 from ..binaries import CLIENT_PROGRAMS, find_binaries
-from ..errors import BenchError, UsageError
+from ..errors import BenchError, Failed, UsageError
 from ..model.result import LabResult
 from ..redact import redactor
 from ..report.gate import Gate, GateItem, evaluate
 from ..store import new_run_dir
 from ..words import plural
-from .ab_synthesis import say_fidelity, say_synthesis
+from .ab_synthesis import as_the_source_ran, replay_spec, say_synthesis
 from .app import err
 from .gate_output import finish_gate, gate_of, gate_options
 from .running import check_run_options, password_of, run_lab, run_options
@@ -54,6 +54,20 @@ from .running import check_run_options, password_of, run_lab, run_options
     help="With --synthesize: take the statements making up PCT of the time (default 90).",
 )
 @click.option(
+    "--source-sample",
+    type=click.FloatRange(min=0),
+    default=10.0,
+    show_default=True,
+    metavar="S",
+    help="With --synthesize: seconds watching the source run (statements a commit, "
+    "sessions, protocol); 0: not at all.",
+)
+@click.option(
+    "--require-fidelity",
+    is_flag=True,
+    help="With --synthesize: exit 1 when the replay is unfaithful to the source.",
+)
+@click.option(
     "--script",
     "scripts",
     multiple=True,
@@ -76,6 +90,7 @@ def ab_cmd(spec: Path | None, **options: Any) -> None:
     """
     check_run_options(options)
     regression, require_decision, junit = (options.pop(k) for k in GATE_KEYS)
+    require_fidelity = options.pop("require_fidelity")
     flags = AbFlags(**{f.name: options.pop(f.name) for f in fields(AbFlags)})
     ab = read_spec(spec, flags, Path.cwd())
     if options["margin"] is None and ab.margin is not None:
@@ -87,9 +102,17 @@ def ab_cmd(spec: Path | None, **options: Any) -> None:
         require_decision or ab.require_decision,
         junit,
     )
+    if require_fidelity and not ab.synthesize:
+        raise UsageError("--require-fidelity judges a synthesized workload: add --synthesize")
     result = run_ab(ab, options)
     if result is not None and gate.on:
         _gate(gate, result, junit)
+    fidelity = result.fidelity if result is not None else None
+    if require_fidelity and fidelity is not None and fidelity.verdict == "unfaithful":
+        raise Failed(
+            "the replay is unfaithful to the source (--require-fidelity): "
+            + "; ".join(fidelity.reasons[:3])
+        )
 
 
 def run_ab(
@@ -99,24 +122,27 @@ def run_ab(
     --measure` with its own steps): the synthesized workload and the copy of the
     source first, then the lab; None for --dry-run."""
     with tempfile.TemporaryDirectory(prefix="pgopt-ab-") as folder:
-        synthesis, run_dir = None, None
+        replay, run_dir = None, None
         if ab.synthesize:
             assert ab.source_dsn is not None
-            synthesis = synthesize_from(ab.source_dsn, ab.cover / 100)
+            synthesis = synthesize_from(
+                ab.source_dsn, ab.cover / 100, options.get("source_sample", 0.0)
+            )
             if not options["dry_run"]:
                 run_dir = new_run_dir("ab", options["out_dir"])
-            scripts = write_workload(synthesis, (run_dir or Path(folder)) / "workload")
-            ab = replace(ab, scripts=scripts)
+            scripts, keys = write_workload(synthesis, (run_dir or Path(folder)) / "workload")
+            ab = as_the_source_ran(replace(ab, scripts=scripts), synthesis, options)
+            if keys is not None:
+                ab = replace(ab, setup=(*ab.setup, keys))
+            replay = replay_spec(synthesis, ab, options)
             say_synthesis(synthesis, run_dir)
         if (ab.source_dsn or ab.dump) and not options["dry_run"]:
             ab = _with_copy(ab, options["pg_bin"], Path(folder))
         try:
-            result = run_lab(ab_lab(ab, Path(folder), steps_of), options, run_dir)
+            result = run_lab(ab_lab(ab, Path(folder), steps_of, replay), options, run_dir)
         except BenchError as e:
             # exit 2, not 1: to a CI job, 1 is the gate's regression
             raise UsageError(f"the workload failed on the copy: {e}") from e
-    if result is not None and synthesis is not None and run_dir is not None and not steps_of:
-        say_fidelity(synthesis, result.step("a").runs, run_dir)
     return result
 
 

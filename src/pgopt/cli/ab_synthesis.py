@@ -1,64 +1,97 @@
-"""What `pgopt ab --synthesize` tells the user: the workload it made from the
-source's pg_stat_statements before the run, and how faithful the replay was after."""
+"""`pgopt ab --synthesize`: the workload made from the source's pg_stat_statements,
+told before the run; the A/B set to run it as the source's clients did (their
+count and protocol, unless the user set them); and what the replay is measured
+against for its fidelity (the lab's replay spec: the verdict comes with the
+result)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from rich.markup import escape
 from rich.table import Table
 
-from ..ab.fidelity import fidelity, fidelity_markdown, widest_gaps
+from ..ab.spec import AbSpec
 from ..ab.synthesize import Synthesis
 from ..ab.workload_files import flat_query
-from ..model.result import Run
-from ..store import write_atomic
-from .app import err, out
+from ..lab.spec import ReplaySpec, SourceFigures
+from .app import err
+
+DEFAULT_CLIENTS = 2  # an A/B's clients when nothing else says (ab/lab.py)
 
 
-def say_synthesis(synthesis: Synthesis, run_dir: Path | None) -> None:
-    """The statements taken, their share of the source's time and weight; what was skipped."""
-    table = Table(title="workload from pg_stat_statements", title_justify="left")
-    for column, justify in (("script", "left"), ("time", "right"), ("weight", "right")):
-        table.add_column(column, justify=justify)  # type: ignore[arg-type]
-    table.add_column("statement", overflow="ellipsis", no_wrap=True, max_width=70)
-    for s in synthesis.scripts:
-        query = escape(flat_query(s.statement.query))
-        table.add_row(s.name, f"{s.time_share:.1%}", str(s.weight), query)
-    err.print(table)
-    err.print(
-        f"replayed: {synthesis.replayed_share:.1%} of the source's execution time; "
-        f"{len(synthesis.skipped)} statement(s) not replayed"
-        + (
-            f" (why: {run_dir / 'workload' / 'README.md'})" if run_dir and synthesis.skipped else ""
+def as_the_source_ran(ab: AbSpec, synthesis: Synthesis, options: dict[str, Any]) -> AbSpec:
+    """The A/B with the source's client count and protocol where the user gave none."""
+    work = synthesis.workload
+    if work.clients and options.get("clients") is None and "clients" not in ab.run:
+        ab = replace(ab, run={**ab.run, "clients": work.clients})
+    if work.protocol and ab.a.mode is None:
+        ab = replace(ab, a=replace(ab.a, mode=work.protocol))
+    return ab
+
+
+def replay_spec(synthesis: Synthesis, ab: AbSpec, options: dict[str, Any]) -> ReplaySpec:
+    """What the replay is measured against: the source's figures of each replayed
+    statement, what was left out, how the source's clients ran them."""
+    work = synthesis.workload
+    return ReplaySpec(
+        statements=tuple(
+            SourceFigures(
+                b.name,
+                b.statement.query,
+                b.statement.calls,
+                b.statement.total_ms,
+                b.statement.rows,
+                b.statement.blocks,
+                b.time_share,
+            )
+            for b in synthesis.blocks
         ),
-        highlight=False,
+        replayed_share=synthesis.replayed_share,
+        dropped_writes=tuple(
+            (k.statement.query, k.reason, k.time_share) for k in synthesis.dropped_writes
+        ),
+        statements_per_commit=work.statements_per_commit,
+        clients=work.clients,
+        protocol=work.protocol,
+        replay_clients=options.get("clients") or ab.run.get("clients") or DEFAULT_CLIENTS,
+        replay_protocol=ab.a.mode or "simple",
     )
 
 
-def say_fidelity(synthesis: Synthesis, runs: tuple[Run, ...], run_dir: Path) -> None:
-    """Each statement's share of calls and time, source beside replay; fidelity.md."""
-    rows = fidelity(synthesis, runs)
-    if rows is None:
-        return  # one script: its share is all of both
-    path = run_dir / "workload" / "fidelity.md"
-    write_atomic(path, fidelity_markdown(rows, synthesis))
-    table = Table(title="fidelity: share in the source / in the replay", title_justify="left")
-    table.add_column("script")
-    table.add_column("calls", justify="right")
-    table.add_column("time", justify="right")
-    table.add_column("statement", overflow="ellipsis", no_wrap=True, max_width=60)
-    for r in rows:
+def say_synthesis(synthesis: Synthesis, run_dir: Path | None) -> None:
+    """The statements taken, their share of the source's time; how the source ran
+    them; what was left out, writes first."""
+    table = Table(title="workload from pg_stat_statements", title_justify="left")
+    for column, justify in (("statement", "left"), ("time", "right"), ("calls", "right")):
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    table.add_column("rows a call", justify="right")
+    table.add_column("query", overflow="ellipsis", no_wrap=True, max_width=64)
+    for b in synthesis.blocks:
+        st = b.statement
+        query = escape(flat_query(st.query))
         table.add_row(
-            r.name,
-            f"{r.source_calls:.1%} / {r.replay_calls:.1%}",
-            f"{r.source_time:.1%} / {r.replay_time:.1%}",
-            escape(flat_query(r.query)),
+            b.name, f"{b.time_share:.1%}", f"{st.calls:,}", f"{st.rows_per_call:.3g}", query
         )
-    out.print(table)
-    calls_gap, time_gap = widest_gaps(rows)
-    out.print(
-        f"calls within {calls_gap:.1f} points of the source's mix, time within "
-        f"{time_gap:.1f}: {path}",
+    err.print(table)
+    shape = (
+        f"transactions of {synthesis.slots} statements"
+        if synthesis.slots > 1
+        else "one statement a transaction"
+    )
+    err.print(f"the source: {synthesis.workload.note}; replayed as {shape}", highlight=False)
+    readme = f" (why: {run_dir / 'workload' / 'README.md'})" if run_dir else ""
+    for k in synthesis.dropped_writes:
+        err.print(
+            f"[yellow]writes not replayed[/] ({k.time_share:.1%}): "
+            f"{escape(flat_query(k.statement.query, 70))}: {escape(k.reason)}",
+            highlight=False,
+        )
+    err.print(
+        f"replayed: {synthesis.replayed_share:.1%} of the source's execution time; "
+        f"{len(synthesis.skipped)} statement(s) not replayed"
+        + (readme if synthesis.skipped else ""),
         highlight=False,
     )

@@ -79,10 +79,11 @@ def _spec(plan: ProofPlan, dsn: str, where: Path, duration: int) -> AbSpec:
     """The A/B of `plan`; UsageError when the source holds nothing to replay."""
     workload = where / "workload"
     scripts: tuple[Script, ...] = ()
+    keys: tuple[Path, ...] = ()
     if plan.statements:
-        scripts = _write(scripts_for(dsn, list(plan.statements)), workload, plan.transaction)
+        scripts, keys = _write(scripts_for(dsn, list(plan.statements)), workload, plan.transaction)
     elif plan.naming:
-        scripts = _write(statements_naming(dsn, plan.naming), workload, plan.transaction)
+        scripts, keys = _write(statements_naming(dsn, plan.naming), workload, plan.transaction)
     workload.mkdir(parents=True, exist_ok=True)
     for i, text in enumerate(plan.scripts, start=len(scripts) + 1):
         path = workload / f"p{i:02d}.sql"
@@ -91,14 +92,15 @@ def _spec(plan: ProofPlan, dsn: str, where: Path, duration: int) -> AbSpec:
     b_scripts: tuple[Script, ...] = ()
     if plan.b_statements:
         synthesis = scripts_for(dsn, list(plan.b_statements))
-        b_scripts = _write(synthesis, where / "workload-b", plan.transaction)
+        b_scripts, b_keys = _write(synthesis, where / "workload-b", plan.transaction)
+        keys += b_keys
     fix: tuple[Path, ...] = ()
     if plan.fix_sql:
         (where / "fix.sql").write_text(plan.fix_sql)
         fix = ((where / "fix.sql").resolve(),)
     return AbSpec(
         title=f"advise --prove: {plan.title}",
-        setup=(),
+        setup=keys,
         scripts=scripts,
         a=Variant("as is"),
         b=Variant(plan.fix_title, sql=fix, scripts=b_scripts, mode=plan.b_mode),
@@ -108,9 +110,13 @@ def _spec(plan: ProofPlan, dsn: str, where: Path, duration: int) -> AbSpec:
     )
 
 
-def _write(synthesis: Synthesis, folder: Path, transaction: bool) -> tuple[Script, ...]:
-    """The synthesized scripts as files; each one transaction when `transaction`."""
+def _write(
+    synthesis: Synthesis, folder: Path, transaction: bool
+) -> tuple[tuple[Script, ...], tuple[Path, ...]]:
+    """The synthesized scripts as files, each one transaction when `transaction`, and
+    the keys file their inserts need, if any."""
     if transaction:
         wrapped = tuple(replace(s, text=f"begin;\n{s.text}commit;\n") for s in synthesis.scripts)
         synthesis = replace(synthesis, scripts=wrapped)
-    return write_workload(synthesis, folder)
+    scripts, keys = write_workload(synthesis, folder)
+    return scripts, (keys,) if keys else ()

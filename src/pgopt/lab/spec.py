@@ -151,6 +151,36 @@ class Dataset:
 
 
 @dataclass(frozen=True)
+class SourceFigures:
+    """One source statement's totals from its pg_stat_statements, as replayed under
+    the tag `name`."""
+
+    name: str
+    query: str
+    calls: int
+    total_ms: float
+    rows: int
+    blocks: int  # shared blocks hit and read
+    share: float  # of the source's execution time
+
+
+@dataclass(frozen=True)
+class ReplaySpec:
+    """What a replay of a source's workload is measured against (pgopt ab
+    --synthesize): the source's statements, what was not replayed, and how the
+    source's clients ran them (None: not known)."""
+
+    statements: tuple[SourceFigures, ...]
+    replayed_share: float
+    dropped_writes: tuple[tuple[str, str, float], ...]  # (query, why, share of time)
+    statements_per_commit: float | None
+    clients: int | None
+    protocol: str | None
+    replay_clients: int
+    replay_protocol: str
+
+
+@dataclass(frozen=True)
 class Timing:
     """A lab's own figures for `--dry-run`'s estimate, measured at scale 1 on a 2-core
     machine and taken as linear in the scale: the dataset's setup, and one run of a
@@ -177,6 +207,7 @@ class Lab:
     shards: int = 0  # servers its data is spread over through postgres_fdw ([cluster])
     shard_setup: tuple[Path, ...] = ()  # SQL run on each shard before the dataset
     timing: Timing = field(default_factory=Timing)
+    replay: ReplaySpec | None = None  # a replay of a source's workload: its fidelity
 
     def step(self, name: str) -> Step:
         for s in self.steps:

@@ -1,6 +1,8 @@
 -- The columns of the source's tables, views and foreign tables (pgopt ab's synthesis):
--- type, order, whether some unique index holds it, and whether the search path finds it.
+-- type, order, whether some unique index holds it, whether the search path finds it, and
+-- the table's rows and pages (the planner's estimates).
 select n.nspname as schema, c.relname as "table", a.attname as "column",
+       greatest(c.reltuples, 0)::float8 as rows, c.relpages::float8 as pages,
        a.attnum as position, format_type(a.atttypid, a.atttypmod) as type,
        pg_table_is_visible(c.oid) as visible,
        exists (select 1 from pg_index i

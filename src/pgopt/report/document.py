@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..model.result import LabResult, Ratio, StepResult
 from ..words import plural
-from . import fields
+from . import fields, replay
 from .blocks import (
     VERDICT_STYLE,
     Block,
@@ -53,6 +53,7 @@ def build_document(result: LabResult) -> Document:
         banners=_banners(result),
         summary=_summary(result),
         sections=(
+            *([replay.section(result.fidelity)] if result.fidelity else []),
             Section("Plots", (Plots(),)),
             Section("Steps", ()),
             *(_step(i, step) for i, step in enumerate(result.steps)),
@@ -76,6 +77,8 @@ def _facts(result: LabResult) -> Inline:
 
 def _banners(result: LabResult) -> tuple[tuple[Style, Inline], ...]:
     out: list[tuple[Style, Inline]] = []
+    if result.fidelity is not None:
+        out.append(replay.banner(result.fidelity))
     if not result.complete:
         error = result.error or "stopped early"
         out.append(
@@ -105,17 +108,21 @@ def verdict_spans(verdict: str, ratio: Ratio | None, *, detectable: bool = True)
     return (Span(word, VERDICT_STYLE.get(verdict, Style.PLAIN)),)
 
 
-def judged(step: StepResult) -> Inline:
+def judged(step: StepResult, replay: str | None = None) -> Inline:
     """A step's verdict with the ratio it judged and the step it compared with, always
-    together: 'faster ×1.10 [1.02–1.18] vs async_commit'; '—' for a baseline."""
+    together: 'faster ×1.10 [1.02–1.18] vs async_commit'; '—' for a baseline. On a
+    replay that is not faithful (`replay`: its verdict), it says so beside it."""
     ratio = step.ratio_vs_previous
     if ratio is None:
         return (Span("—"),)
-    return (
+    spans = (
         *verdict_spans(str(step.verdict_vs_previous), ratio),
         Span(f" {format_ratio(ratio)}"),
         Span(f" vs {step.compared_with or 'the step before'}", Style.MUTED),
     )
+    if replay is not None and replay != "faithful":
+        spans += (Span(f" (on a {replay} replay)", Style.WARN),)
+    return spans
 
 
 def _summary(result: LabResult) -> Section:
@@ -133,7 +140,7 @@ def _summary(result: LabResult) -> Section:
                 Cell((Span(format_changes(step), Style.CODE),)),
                 Cell(plain(figure)),
                 Cell(plain(format_vs_baseline(result, step))),
-                Cell(judged(step)),
+                Cell(judged(step, result.fidelity.verdict if result.fidelity else None)),
                 *([Cell(plain(format_article(step)))] if article else []),
                 Cell(
                     (
@@ -160,6 +167,8 @@ def _summary(result: LabResult) -> Section:
         caption=fields.summary_caption(result),
     )
     blocks: list[Block] = [table, *_phase_tables(result)]
+    if result.fidelity is not None:
+        blocks.insert(0, replay.table(result.fidelity, judged_only=True))
     notes = [
         ("Facts", fields.headline_lines(result)),
         ("Ceiling", fields.ceiling_lines(result)),

@@ -128,8 +128,8 @@ def render_document(doc: Document, plots: list[Plot]) -> str:
         body.append(f'<p class="lede">{e(doc.lede)}</p>')
     body.append(f'<p class="meta">{inline(doc.facts)}</p>')
     for style, spans in doc.banners:
-        bad = " bad" if style is Style.BAD else ""
-        body.append(f'<p class="banner{bad}">{inline(spans)}</p>')
+        tone = {Style.BAD: " bad", Style.GOOD: " good"}.get(style, "")
+        body.append(f'<p class="banner{tone}">{inline(spans)}</p>')
     body += [s for s in (_section(x, plots) for x in (doc.summary, *doc.sections)) if s]
     body.append(
         f"<footer>Rendered by pgopt {e(__version__)} from {e(doc.source)} ({e(doc.schema)}). "

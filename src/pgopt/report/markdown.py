@@ -28,7 +28,7 @@ from .document import build_document
 _MD_SPECIAL = str.maketrans(
     {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "\\|", "*": "\\*", "`": "\\`", "\\": "\\\\"}
 )
-_BANNER = {Style.BAD: "❌ ", Style.WARN: ""}
+_BANNER = {Style.BAD: "❌ ", Style.WARN: "", Style.GOOD: "✔ "}
 
 
 def text(value: object) -> str:

@@ -1,0 +1,77 @@
+"""What pgopt ab knows of the source it replays (pure records): its statements as
+pg_stat_statements counted them, its tables' columns and sizes, and how its
+clients ran the statements, sampled."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .sql_params import Table
+
+
+@dataclass(frozen=True)
+class SourceStatement:
+    queryid: str
+    query: str
+    calls: int
+    total_ms: float
+    rows: int = 0
+    blocks: int = 0  # shared blocks hit and read
+
+    @property
+    def rows_per_call(self) -> float:
+        return self.rows / self.calls if self.calls else 0.0
+
+    @property
+    def blocks_per_call(self) -> float:
+        return self.blocks / self.calls if self.calls else 0.0
+
+    @property
+    def ms_per_call(self) -> float:
+        return self.total_ms / self.calls if self.calls else 0.0
+
+
+@dataclass(frozen=True)
+class Column:
+    position: int
+    type: str  # format_type: 'integer', 'text', 'numeric(10,2)', ...
+    unique: bool  # in some unique index: an INSERT of an existing value may collide
+    largest: str | None = None  # the data's largest value, for a unique integer column
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """The source's tables: (schema, name) -> columns; unqualified names go to the
+    schema where the source's search path finds them; each table's rows and pages
+    (the planner's estimates)."""
+
+    tables: dict[tuple[str, str], dict[str, Column]]
+    visible: dict[str, str]  # name -> schema
+    sizes: dict[tuple[str, str], tuple[float, float]] = field(default_factory=dict)
+
+    def key(self, table: Table) -> tuple[str, str] | None:
+        schema = table.schema or self.visible.get(table.name)
+        return (schema, table.name) if schema and (schema, table.name) in self.tables else None
+
+    def columns(self, table: Table) -> dict[str, Column]:
+        key = self.key(table)
+        return self.tables[key] if key else {}
+
+    def column_names(self, table: Table) -> list[str]:
+        """In the table's order: an INSERT without a column list fills them so."""
+        columns = self.columns(table)
+        return sorted(columns, key=lambda name: columns[name].position)
+
+    def rows_per_page(self, table: Table) -> float:
+        rows, pages = self.sizes.get(self.key(table) or ("", ""), (0.0, 0.0))
+        return rows / pages if pages else 0.0
+
+
+@dataclass(frozen=True)
+class SourceWorkload:
+    """How the source's clients ran its statements, sampled (None: not known)."""
+
+    statements_per_commit: float | None = None
+    clients: int | None = None
+    protocol: str | None = None  # 'simple', or 'prepared' where statements carry $n
+    note: str = ""  # how it was read, or why it is not known

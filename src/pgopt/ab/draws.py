@@ -1,0 +1,232 @@
+"""How each parameter of a replayed statement gets its value (pure).
+
+pg_stat_statements keeps no values, so each $n is drawn per transaction, by the
+rule its use in the statement calls for, and each rule says the assumption it
+makes (the workload's README repeats it):
+
+- a value compared with a column (`Pool`): the column's most common values at
+  their frequencies and its histogram (integers uniformly within each bucket,
+  other types at the bounds), or values sampled from its rows;
+- the low end of a range (`Span`): drawn as above, and the high end drawn from it,
+  low + width - 1, the width sized so that a call reads as many rows as the
+  source's calls did: the rows per call wanted over the bucket's rows per unit;
+- a new value of a unique column (`NewKey`): beyond the data's largest, from a
+  sequence the copy holds (integers), or a new UUID: inserts never collide,
+  whatever the clients, runs and rounds;
+- a number combined with a column (`k = k + $2`, `Assumed`): drawn from a stated
+  range, no data holds it;
+- LIMIT and OFFSET (`Fixed`): the source's rows per call where it fills the limit.
+
+Each draw renders as pgbench lines (`render`: `\\set` for numbers, a CASE in the
+statement for other types) and samples in Python (`sample`) the same way, which
+is how the tests check the rows a range reads without a server.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import dataclass
+from typing import Any
+
+DRAW = 10_000  # each parameter's draw: a uniform whole number from 1 to DRAW
+INTEGER_TYPES = frozenset({"smallint", "integer", "bigint"})
+ASSUMED = (1, 100)  # the values of a number combined with a column, none being kept
+
+
+@dataclass(frozen=True)
+class Pool:
+    """Where a column's values come from: (value, weight) pairs and, for integers,
+    (low, high, weight) ranges drawn uniformly; weights are shares of the table's
+    rows (`rows`, the planner's estimate), so a range's rows per unit is known."""
+
+    values: tuple[tuple[str, float], ...]
+    ranges: tuple[tuple[int, int, float], ...]
+    origin: str  # 'pg_stats' or 'sampled rows'
+    rows: float = 0.0
+
+    @property
+    def empty(self) -> bool:
+        return not (self.values or self.ranges)
+
+
+@dataclass(frozen=True)
+class FromPool:
+    pool: Pool
+    type: str
+
+
+@dataclass(frozen=True)
+class Span:
+    """The low end drawn from `pool`; the high end `width` values above, per arm."""
+
+    pool: Pool
+    type: str
+    rows: float  # wanted per call
+    high: int  # the parameter of the high end
+
+
+@dataclass(frozen=True)
+class NewKey:
+    sequence: str | None  # None: a UUID
+
+
+@dataclass(frozen=True)
+class Assumed:
+    low: int
+    high: int
+
+
+@dataclass(frozen=True)
+class Fixed:
+    value: int
+
+
+Draw = FromPool | Span | NewKey | Assumed | Fixed
+
+
+def pool_from_stats(
+    type_name: str,
+    mcv: list[str] | None,
+    mcf: list[float] | None,
+    bounds: list[str] | None,
+    null_frac: float,
+    rows: float = 0.0,
+) -> Pool:
+    """A column's values from its pg_stats row: most common values at their
+    frequencies; the rest of the rows spread evenly over the histogram, whose
+    buckets hold equal shares (integers drawn within a bucket, others at its bounds)."""
+    common = list(zip(mcv or [], mcf or [], strict=False))
+    rest = max(0.0, 1.0 - null_frac - sum(f for _, f in common))
+    bounds = bounds or []
+    if type_name in INTEGER_TYPES and len(bounds) >= 2:
+        edges = [int(b) for b in bounds]
+        share = rest / (len(edges) - 1)
+        ranges = compact([(lo, hi, share) for lo, hi in itertools.pairwise(edges)])
+        return Pool(tuple(common), ranges, "pg_stats", rows)
+    spread = tuple((b, rest / len(bounds)) for b in bounds) if bounds and rest > 0 else ()
+    return Pool(tuple(common) + spread, (), "pg_stats", rows)
+
+
+ALIKE = 1.25  # adjacent buckets whose rows per unit differ less are drawn as one range
+
+
+def compact(ranges: list[tuple[int, int, float]]) -> tuple[tuple[int, int, float], ...]:
+    """Adjacent histogram buckets of about the same rows per unit merged into one range
+    (a uniform column becomes a single `random(low, high)`): the same distribution
+    within ALIKE, in fewer arms for pgbench to evaluate on every call."""
+    out: list[tuple[int, int, float]] = []
+    for lo, hi, weight in ranges:
+        if out:
+            plo, phi, pweight = out[-1]
+            merged = (pweight + weight) / max(hi - plo, 1)
+            own = weight / max(hi - lo, 1)
+            if max(merged, own) <= ALIKE * min(merged, own) and phi == lo:
+                previous = pweight / max(phi - plo, 1)
+                if max(merged, previous) <= ALIKE * min(merged, previous):
+                    out[-1] = (plo, hi, pweight + weight)
+                    continue
+        out.append((lo, hi, weight))
+    return tuple(out)
+
+
+def pool_from_rows(values: list[str]) -> Pool:
+    return Pool(tuple((v, 1.0) for v in values), (), "sampled rows", float(len(values)))
+
+
+def widths(span: Span) -> list[int]:
+    """Per arm of the low end's draw (its values, then its ranges), the width that
+    reads `span.rows` rows: the wanted rows over the rows per unit of the range the
+    low end falls in; from a common value, whose rows per unit beyond it are not
+    known, one."""
+    out = [1 for _ in span.pool.values]
+    for lo, hi, weight in span.pool.ranges:
+        per_unit = weight * span.pool.rows / max(hi - lo, 1)
+        out.append(max(1, round(span.rows / per_unit)) if per_unit > 0 else 1)
+    return out
+
+
+def _arms(pool: Pool) -> list[tuple[Any, float]]:
+    """The draw's arms in order: each common value, then each range."""
+    return [(v, w) for v, w in pool.values] + [((lo, hi), w) for lo, hi, w in pool.ranges]
+
+
+def _cuts(weights: list[float]) -> list[int]:
+    """Cumulative cut points on 1..DRAW; an arm whose weight rounds away gets none."""
+    total = sum(weights) or 1.0
+    cuts, running = [], 0.0
+    for w in weights:
+        running += w
+        cuts.append(round(running / total * DRAW))
+    cuts[-1] = DRAW
+    return cuts
+
+
+def _case(r: str, items: list[Any], cuts: list[int]) -> str:
+    """`case when :r <= cut then item ... else last end`; one item: itself."""
+    if len(items) == 1:
+        return str(items[0])
+    arms, last = [], 0
+    for item, cut in zip(items[:-1], cuts[:-1], strict=True):
+        if cut > last:
+            arms.append(f"when {r} <= {cut} then {item}")
+            last = cut
+    return f"case {' '.join(arms)} else {items[-1]} end"
+
+
+def _quote(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _integer_item(arm: Any) -> str:
+    if isinstance(arm, tuple):
+        return f"random({arm[0]}, {arm[1]})"
+    return str(int(arm)) if str(arm).lstrip("-").isdigit() else str(arm)
+
+
+def render(n: int, draw: Draw) -> tuple[list[str], str]:
+    """The pgbench lines that draw $n, and what stands for $n in the statement (for a
+    span, the high end's too: `render` of the span gives both names)."""
+    if isinstance(draw, Fixed):
+        return [], str(draw.value)
+    if isinstance(draw, Assumed):
+        return [f"\\set pgopt_p{n} random({draw.low}, {draw.high})"], f":pgopt_p{n}"
+    if isinstance(draw, NewKey):
+        if draw.sequence is None:
+            return [], "gen_random_uuid()"
+        schema, _, name = draw.sequence.partition(".")
+        quoted = ".".join('"' + part.replace('"', '""') + '"' for part in (schema, name))
+        return [], "nextval(" + _quote(quoted) + ")"
+    pool = draw.pool
+    arms = _arms(pool)
+    cuts = _cuts([w for _, w in arms])
+    r = f":pgopt_r{n}"
+    lines = [f"\\set pgopt_r{n} random(1, {DRAW})"]
+    if draw.type in INTEGER_TYPES:
+        lines.append(f"\\set pgopt_p{n} {_case(r, [_integer_item(a) for a, _ in arms], cuts)}")
+        if isinstance(draw, Span):
+            lines.append(f"\\set pgopt_w{n} {_case(r, widths(draw), cuts)}")
+            lines.append(f"\\set pgopt_p{draw.high} :pgopt_p{n} + :pgopt_w{n} - 1")
+        return lines, f":pgopt_p{n}"
+    literals = [_quote(str(a)) for a, _ in arms]
+    return lines, f"({_case(r, literals, cuts)})::{draw.type}"
+
+
+def sample(draw: Draw, rng: random.Random) -> tuple[Any, Any]:
+    """One value of the draw, as the rendered pgbench lines would give it: (value,
+    the span's high end or None)."""
+    if isinstance(draw, Fixed):
+        return draw.value, None
+    if isinstance(draw, Assumed):
+        return rng.randint(draw.low, draw.high), None
+    if isinstance(draw, NewKey):
+        raise ValueError("a new key comes from the server (a sequence or a UUID)")
+    arms = _arms(draw.pool)
+    cuts = _cuts([w for _, w in arms])
+    r = rng.randint(1, DRAW)
+    index = next(i for i, cut in enumerate(cuts) if r <= cut or i == len(cuts) - 1)
+    arm = arms[index][0]
+    value = rng.randint(arm[0], arm[1]) if isinstance(arm, tuple) else arm
+    if isinstance(draw, Span):
+        return value, int(value) + widths(draw)[index] - 1
+    return value, None

@@ -1,0 +1,147 @@
+"""The draw of each parameter of a statement to replay (pure): which rule of
+draws.py serves each $n, from the statement's shape, the source's catalog and
+its columns' values, with the assumption each one makes; and the keys (sequences
+in the copy) that new values of unique columns come from."""
+
+from __future__ import annotations
+
+import statistics
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from .catalog import Catalog, SourceStatement
+from .draws import ASSUMED, INTEGER_TYPES, Assumed, Draw, Fixed, FromPool, NewKey, Pool, Span
+from .sql_params import ColumnUse, Operand, Table, shape_of
+
+if TYPE_CHECKING:
+    from .synthesize import Candidate
+
+KEYS_SCHEMA = "pgopt_replay"  # the copy's sequences of new keys
+DEFAULT_ROWS = 10  # a range's rows per call, when nothing says more
+INDEX_BLOCKS = 3  # blocks a call spends descending an index, not reading the range
+WRITTEN = 8  # values drawn for a written column that no statement compares
+
+
+@dataclass(frozen=True)
+class Key:
+    """A sequence the copy needs: new values of a unique integer column."""
+
+    sequence: str
+    start: int
+
+
+def new_key(use: ColumnUse, catalog: Catalog) -> bool:
+    column = catalog.columns(use.table).get(use.column)
+    return use.written and column is not None and column.unique
+
+
+def _span_rows(
+    candidate: Candidate,
+    span_table: Table,
+    column: str,
+    catalog: Catalog,
+    everything: tuple[SourceStatement, ...],
+) -> tuple[float, str]:
+    """The rows a call of the range should read, and where that figure comes from."""
+    st = candidate.statement
+    if not candidate.shape.aggregates and st.rows_per_call >= 1:
+        return st.rows_per_call, f"{st.rows_per_call:.3g} rows a call, as the source's calls"
+    alike = []
+    for other in everything:
+        shape = shape_of(other.query, catalog.column_names)
+        if shape.aggregates or other.rows_per_call < 1:
+            continue
+        if any(s.table == span_table and s.column == column for s in shape.spans):
+            alike.append(other.rows_per_call)
+    if alike:
+        rows = statistics.median(alike)
+        return rows, (
+            f"{rows:.3g} rows a call, as the source's other ranges of {span_table.name}."
+            f"{column} returned (this one aggregates: its result is not what it reads)"
+        )
+    per_page = catalog.rows_per_page(span_table)
+    if per_page and st.blocks_per_call > INDEX_BLOCKS:
+        rows = (st.blocks_per_call - INDEX_BLOCKS) * per_page
+        return rows, (
+            f"{rows:.3g} rows a call, from the source's {st.blocks_per_call:.3g} blocks a "
+            f"call at {per_page:.3g} rows a page"
+        )
+    return DEFAULT_ROWS, f"{DEFAULT_ROWS} rows a call (assumed: nothing tells)"
+
+
+def draws_of(
+    candidate: Candidate,
+    catalog: Catalog,
+    pools: dict[tuple[str, str, str], Pool],
+    keys: dict[str, Key],
+    everything: tuple[SourceStatement, ...],
+) -> tuple[dict[int, Draw], dict[int, str]]:
+    draws: dict[int, Draw] = {}
+    notes: dict[int, str] = {}
+    for span in candidate.shape.spans:
+        key = catalog.key(span.table)
+        assert key is not None
+        column = catalog.tables[key][span.column]
+        pool = pools[(*key, span.column)]
+        if column.type in INTEGER_TYPES and pool.ranges:
+            rows, why = _span_rows(candidate, span.table, span.column, catalog, everything)
+            draws[span.low] = Span(pool, column.type, rows, span.high)
+            notes[span.low] = f"range of {span.table.name}.{span.column} from {pool.origin}: {why}"
+            notes[span.high] = f"the range's high end: ${span.low} + its width - 1"
+    drawn_highs = {s.high for s in candidate.shape.spans if s.low in draws}
+    for n, use in sorted(candidate.shape.params.items()):
+        if n in draws or n in drawn_highs:
+            continue
+        if isinstance(use, str):
+            draws[n], notes[n] = _limit(use, candidate)
+        elif isinstance(use, Operand):
+            draws[n] = Assumed(*ASSUMED)
+            notes[n] = (
+                f"combined with {use.table.name}.{use.column} ({use.operator}): no value is "
+                f"kept; assumed {ASSUMED[0]} to {ASSUMED[1]}"
+            )
+        elif new_key(use, catalog):
+            draws[n], notes[n] = _key(use, catalog, keys)
+        else:
+            key = catalog.key(use.table)
+            assert key is not None
+            column = catalog.tables[key][use.column]
+            pool = pools[(*key, use.column)]
+            note = f"{use.table.name}.{use.column} ({column.type}), from {pool.origin}"
+            if use.written and column.type not in INTEGER_TYPES and len(pool.values) > WRITTEN:
+                # a value written is work by its size, not by which it is: a few of the
+                # column's values keep the statement's text small
+                pool = replace(pool, values=_spread(pool.values, WRITTEN))
+                note += f", {WRITTEN} of them (what is written, not compared)"
+            draws[n], notes[n] = FromPool(pool, column.type), note
+    return draws, notes
+
+
+def _spread(values: tuple[tuple[str, float], ...], count: int) -> tuple[tuple[str, float], ...]:
+    """`count` of `values`, evenly spaced through them, equally weighted."""
+    step = len(values) / count
+    return tuple((values[int(i * step)][0], 1.0) for i in range(count))
+
+
+def _limit(use: str, candidate: Candidate) -> tuple[Draw, str]:
+    if use == "offset":
+        return Fixed(0), "OFFSET 0 (assumed: no value is kept)"
+    rows = candidate.statement.rows_per_call
+    if not candidate.shape.aggregates and rows >= 1:
+        return Fixed(max(1, round(rows))), f"LIMIT {round(rows)}: the source's rows per call"
+    return Fixed(10), "LIMIT 10 (assumed: no value is kept)"
+
+
+def _key(use: ColumnUse, catalog: Catalog, keys: dict[str, Key]) -> tuple[Draw, str]:
+    key = catalog.key(use.table)
+    assert key is not None
+    column = catalog.tables[key][use.column]
+    if column.type == "uuid":
+        return NewKey(None), f"a new {use.table.name}.{use.column}: gen_random_uuid()"
+    sequence = f"{KEYS_SCHEMA}.{key[1]}_{use.column}"[:63]
+    start = int(column.largest) + 1 if column.largest is not None else 1
+    keys.setdefault(sequence, Key(sequence, start))
+    return NewKey(sequence), (
+        f"a new {use.table.name}.{use.column}, unique: from {sequence}, which starts above "
+        f"the data's largest ({start - 1}): no two inserts collide"
+    )

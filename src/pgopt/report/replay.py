@@ -1,0 +1,117 @@
+"""A replay's fidelity in the report (pure): the line every report opens with, the
+table of the statements that weigh in the verdict (the terminal's), and the
+section with every statement, the whole workload's figures and the thresholds."""
+
+from __future__ import annotations
+
+from ..model.result import Fidelity, StatementFidelity
+from .blocks import Block, Cell, Inline, Items, Section, Span, Style, Table, plain
+
+VERDICT_STYLE = {"faithful": Style.GOOD, "partial": Style.WARN, "unfaithful": Style.BAD}
+
+
+def banner(fidelity: Fidelity) -> tuple[Style, Inline]:
+    """'Replay faithful: 97% of the source's time replayed ...' or, short of that,
+    its first reasons."""
+    style = VERDICT_STYLE.get(fidelity.verdict, Style.WARN)
+    head = Span(f"Replay {fidelity.verdict}", Style.STRONG)
+    if fidelity.verdict == "faithful":
+        judged = [s for s in fidelity.statements if s.judged]
+        text = (
+            f": {fidelity.replayed_share:.0%} of the source's execution time replayed; "
+            f"{len(judged)} statements within {fidelity.thresholds['rows_ratio']:g}x of their "
+            f"rows and {fidelity.thresholds['time_ratio']:g}x of their time a call"
+        )
+    else:
+        more = len(fidelity.reasons) - 3
+        text = ": " + "; ".join(fidelity.reasons[:3]) + (f"; and {more} more" if more > 0 else "")
+        text += ". A verdict on this replay may not hold for the source."
+    return style, (head, Span(text))
+
+
+def _figure(source: float, replay: float | None, digits: str = ".3g") -> str:
+    """'100 → 98.7'; '100 → —' where the replay did not run it."""
+    return (
+        f"{source:{digits}} → {replay:{digits}}" if replay is not None else f"{source:{digits}} → —"
+    )
+
+
+def _row(s: StatementFidelity) -> tuple[Cell, ...]:
+    mark = Span("✔", Style.GOOD) if s.within else Span("✘ " + s.why, Style.BAD)
+    return (
+        Cell((Span(s.name, Style.STRONG),)),
+        Cell(plain(f"{s.share:.1%}")),
+        Cell(plain(_figure(s.source_rows, s.replay_rows))),
+        Cell(plain(_figure(s.source_ms, s.replay_ms))),
+        Cell(plain(_figure(s.source_blocks, s.replay_blocks))),
+        Cell((mark,)),
+        Cell((Span(" ".join(s.query.split())[:70], Style.CODE),)),
+    )
+
+
+HEADER = ("statement", "source time", "rows a call", "ms a call", "blocks a call", "", "query")
+
+
+def table(fidelity: Fidelity, *, judged_only: bool) -> Table:
+    rows = [s for s in fidelity.statements if s.judged or not judged_only]
+    return Table(
+        header=HEADER,
+        rows=tuple(_row(s) for s in rows),
+        numeric=frozenset({1, 2, 3, 4}),
+        title="Fidelity: the replay (A's runs) against the source, per call",
+        caption=(
+            "source → replay, from each one's pg_stat_statements; ✔ within "
+            f"{fidelity.thresholds['rows_ratio']:g}x of the rows and "
+            f"{fidelity.thresholds['time_ratio']:g}x of the server time a call"
+            + (
+                f"; statements under {fidelity.thresholds['judged_share']:.0%} of the source's "
+                "time left out here"
+                if judged_only
+                else ""
+            )
+        ),
+    )
+
+
+def section(fidelity: Fidelity) -> Section:
+    """Every replayed statement, the whole workload against the source's, the writes
+    left out and the thresholds."""
+    whole: list[tuple[str, Inline]] = [
+        ("Verdict", (Span(fidelity.verdict, VERDICT_STYLE.get(fidelity.verdict, Style.PLAIN)),)),
+        ("Source time replayed", plain(f"{fidelity.replayed_share:.1%}")),
+    ]
+    if fidelity.source_statements_per_commit or fidelity.replay_statements_per_commit:
+        whole.append(
+            (
+                "Statements a commit",
+                plain(
+                    _figure(
+                        fidelity.source_statements_per_commit or 0.0,
+                        fidelity.replay_statements_per_commit,
+                    )
+                    + ("" if fidelity.source_statements_per_commit else " (source not sampled)")
+                ),
+            )
+        )
+    for label, source, replay in (
+        ("Clients", fidelity.source_clients, fidelity.replay_clients),
+        ("Protocol", fidelity.source_protocol, fidelity.replay_protocol),
+    ):
+        known = "not sampled" if source is None else str(source)
+        whole.append((label, plain(f"{known} → {replay}")))
+    blocks: list[Block] = [Items(tuple(whole)), table(fidelity, judged_only=False)]
+    if fidelity.dropped_writes:
+        blocks.append(
+            Items(
+                tuple(
+                    ("", plain(f"{q[:90]} ({share:.1%}): {why}"))
+                    for q, why, share in fidelity.dropped_writes
+                ),
+                "Writes not replayed: a change on their tables is not measured on them",
+            )
+        )
+    if fidelity.reasons:
+        blocks.append(Items(tuple(("", plain(r)) for r in fidelity.reasons), "Why not faithful"))
+    thresholds = ", ".join(f"{k} {v:g}" for k, v in fidelity.thresholds.items())
+    blocks.append(Items((("Thresholds", plain(thresholds + " (src/pgopt/ab/fidelity.py)")),)))
+    return Section("Fidelity of the replay", tuple(blocks))

@@ -1,0 +1,108 @@
+"""A replay's fidelity, without a server: the replay's tagged statements from A's
+runs against the source's figures, and the verdict by its stated thresholds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pgopt.ab.fidelity import THRESHOLDS, assess
+from pgopt.lab.spec import ReplaySpec, SourceFigures
+from pgopt.model.result import Run
+
+SOURCE = (
+    SourceFigures(
+        "q01", "select c from t where id between $1 and $2", 1000, 100.0, 100_000, 8000, 0.6
+    ),
+    SourceFigures("q02", "update t set k = k + $2 where id = $1", 1000, 50.0, 1000, 10_000, 0.3),
+    SourceFigures("q03", "select 1 from t where id = $1", 1000, 5.0, 1000, 3000, 0.005),
+)
+
+
+def spec(**changes: Any) -> ReplaySpec:
+    base: dict[str, Any] = {
+        "statements": SOURCE,
+        "replayed_share": 0.95,
+        "dropped_writes": (),
+        "statements_per_commit": 4.0,
+        "clients": 4,
+        "protocol": "prepared",
+        "replay_clients": 4,
+        "replay_protocol": "prepared",
+    }
+    return ReplaySpec(**{**base, **changes})
+
+
+def run(rows_per_range: float = 100.0, ms_per_range: float = 0.1, commits: int = 500) -> Run:
+    """One of A's runs: its statements as the engine keeps them (tagged after the first
+    word), and its commits."""
+    statements = [
+        {
+            "query": "select /* pgopt q01 */ c from t where id between $1 and $2",
+            "calls": 1000,
+            "total_ms": 1000 * ms_per_range,
+            "rows": int(1000 * rows_per_range),
+            "shared_blks_hit": 9000,
+            "shared_blks_read": 0,
+        },
+        {
+            "query": "update /* pgopt q02 */ t set k = k + $1 where id = $2",
+            "calls": 1000,
+            "total_ms": 60.0,
+            "rows": 1000,
+            "shared_blks_hit": 9000,
+            "shared_blks_read": 0,
+        },
+        {"query": "begin", "calls": 500, "total_ms": 0.1, "rows": 0},
+    ]
+    return Run(
+        rep=1, value=1.0, stats={"database": {"xact_commit": commits}, "statements": statements}
+    )
+
+
+def test_a_replay_that_does_the_sources_work_is_faithful() -> None:
+    fidelity = assess(spec(), [run(), run()])
+    assert fidelity.verdict == "faithful" and fidelity.reasons == ()
+    q01, q02, q03 = fidelity.statements
+    assert (q01.replay_rows, q01.replay_ms, q01.replay_blocks) == (100.0, 0.1, 9.0)
+    assert q01.within and q02.within and q01.judged
+    # q03 did not run in the replay, but weighs under 1% of the source's time
+    assert not q03.judged and not q03.within and "did not run" in q03.why
+    assert fidelity.replay_statements_per_commit == 4.0  # 2,000 statements, 500 commits
+    assert fidelity.thresholds == THRESHOLDS
+
+
+def test_ranges_wider_than_the_sources_make_it_unfaithful() -> None:
+    """The replay of issue 44: ranges reading 170 times the source's rows."""
+    fidelity = assess(spec(), [run(rows_per_range=17_000.0, ms_per_range=25.0)])
+    assert fidelity.verdict == "unfaithful"
+    assert any("1.7e+04 rows a call against the source's 100" in r for r in fidelity.reasons)
+    assert any("make up 30% of the source's time" in r for r in fidelity.reasons)
+
+
+def test_each_shortfall_is_a_reason_and_caps_the_verdict() -> None:
+    cases = {
+        "replayed_share": (spec(replayed_share=0.3), "30% of the source's execution time replayed"),
+        "dropped_writes": (
+            spec(dropped_writes=(("insert into t values ($1)", "writes id, unique", 0.23),)),
+            "a write left out (23.0% of the time)",
+        ),
+        "per_commit": (
+            spec(statements_per_commit=18.0),
+            "4 statements a commit against the source's 18",
+        ),
+        "clients": (spec(replay_clients=2), "2 clients against the source's 4"),
+        "protocol": (spec(replay_protocol="simple"), "-M simple against the source's prepared"),
+    }
+    for name, (replay, reason) in cases.items():
+        fidelity = assess(replay, [run()])
+        assert fidelity.verdict == "partial", name
+        assert any(reason in r for r in fidelity.reasons), (name, fidelity.reasons)
+    # what the source's sample could not tell is not held against the replay
+    unknown = spec(statements_per_commit=None, clients=None, protocol=None, replay_clients=2)
+    assert assess(unknown, [run()]).verdict == "faithful"
+
+
+def test_runs_without_the_replays_statements_are_unfaithful() -> None:
+    fidelity = assess(spec(), [Run(rep=1, value=1.0, stats={})])
+    assert fidelity.verdict == "unfaithful"
+    assert all(s.replay_calls == 0 for s in fidelity.statements)
