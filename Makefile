@@ -5,7 +5,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test check lint typecheck unit integration browser pooler clean
+.PHONY: demo test check lint typecheck unit integration browser pooler sysbench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +30,7 @@ unit: $(STAMP)
 # the edit-test loop: lint, types and the unit tests (no server), under a minute
 check: lint typecheck unit
 
-integration: $(STAMP) browser pooler
+integration: $(STAMP) browser pooler sysbench
 	$(BIN)/pytest -q -n 2 --dist loadgroup -m "not serial" tests/integration
 	$(BIN)/pytest -q -n 0 -m serial tests/integration
 
@@ -53,7 +53,15 @@ pooler:
 # (a module's shared run, and the machine's PostgreSQL 15, stay on one worker each);
 # then, alone on the machine, those marked serial (an A/A's verdict, wait shares,
 # sample counts), which competing work on the cores could shift.
-test: lint typecheck $(STAMP) browser pooler
+# sysbench: a client nobody here wrote, whose OLTP workloads the replay tests and
+# bench/replay_truth.py replay (the tests skip, with the reason, without it)
+sysbench:
+	@command -v sysbench >/dev/null 2>&1 || \
+	  ( [ "$$(id -u)" = 0 ] && (apt-get update -qq >/dev/null 2>&1; \
+	    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq sysbench >/dev/null 2>&1) ) || \
+	  echo "sysbench not installed: the replay tests against it will skip"
+
+test: lint typecheck $(STAMP) browser pooler sysbench
 	$(BIN)/pytest -q -n 2 --dist loadgroup -m "not serial" --durations=25
 	$(BIN)/pytest -q -n 0 -m serial --durations=10
 

@@ -273,3 +273,25 @@ def test_an_operand_no_data_holds_is_drawn_from_a_stated_range() -> None:
     (block,) = synthesize(select(statements, CATALOG, 1.0), CATALOG, pools).blocks
     assert "\\set pgopt_p2 random(1, 100)" in block.lines
     assert any("assumed 1 to 100" in a for a in block.assumptions)
+
+
+def test_a_delete_and_an_insert_of_one_key_go_together() -> None:
+    """sysbench's pattern: DELETE a row by its key, INSERT it back, in one transaction;
+    their calls match, so the INSERT takes the key the DELETE drew (no new key)."""
+    statements = [
+        statement("delete from orders where id = $1", 500, 5.0, 500),
+        statement("insert into orders (id, status) values ($1, $2)", 510, 5.0, 510),
+        statement("select * from orders where id = $1", 1000, 10.0, 1000),
+    ]
+    work = SourceWorkload(4.0, 2, "prepared", "sampled")
+    synthesis = synthesize(select(statements, CATALOG, 1.0), CATALOG, POOLS, work)
+    assert synthesis.keys == ()  # the key comes back: no sequence needed
+    (script,) = synthesis.scripts
+    text = script.text
+    delete_at = text.index("delete /* pgopt q02 */ from orders where id = :pgopt_p1;")
+    insert_at = text.index("insert /* pgopt q03 */ into orders (id, status) values (:pgopt_key,")
+    assert text.index("\\set pgopt_key :pgopt_p1") < delete_at < insert_at
+    # a draw of the pair is two statements: 4 a commit in 3 draws (2 pairs a 3 on average)
+    assert synthesis.slots == 3
+    notes = "\n".join(a for b in synthesis.blocks for a in b.assumptions)
+    assert "each DELETE of a key is taken to be followed by an INSERT of it" in notes

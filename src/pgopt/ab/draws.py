@@ -82,7 +82,14 @@ class Fixed:
     value: int
 
 
-Draw = FromPool | Span | NewKey | Assumed | Fixed
+@dataclass(frozen=True)
+class Reuse:
+    """A value an earlier statement of the same transaction drew (its `variable`)."""
+
+    variable: str
+
+
+Draw = FromPool | Span | NewKey | Assumed | Fixed | Reuse
 
 
 def pool_from_stats(
@@ -189,6 +196,8 @@ def render(n: int, draw: Draw) -> tuple[list[str], str]:
     span, the high end's too: `render` of the span gives both names)."""
     if isinstance(draw, Fixed):
         return [], str(draw.value)
+    if isinstance(draw, Reuse):
+        return [], f":{draw.variable}"
     if isinstance(draw, Assumed):
         return [f"\\set pgopt_p{n} random({draw.low}, {draw.high})"], f":pgopt_p{n}"
     if isinstance(draw, NewKey):
@@ -219,8 +228,8 @@ def sample(draw: Draw, rng: random.Random) -> tuple[Any, Any]:
         return draw.value, None
     if isinstance(draw, Assumed):
         return rng.randint(draw.low, draw.high), None
-    if isinstance(draw, NewKey):
-        raise ValueError("a new key comes from the server (a sequence or a UUID)")
+    if isinstance(draw, NewKey | Reuse):
+        raise ValueError("a new key comes from the server, a reused one from another draw")
     arms = _arms(draw.pool)
     cuts = _cuts([w for _, w in arms])
     r = rng.randint(1, DRAW)

@@ -10,7 +10,18 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from .catalog import Catalog, SourceStatement
-from .draws import ASSUMED, INTEGER_TYPES, Assumed, Draw, Fixed, FromPool, NewKey, Pool, Span
+from .draws import (
+    ASSUMED,
+    INTEGER_TYPES,
+    Assumed,
+    Draw,
+    Fixed,
+    FromPool,
+    NewKey,
+    Pool,
+    Reuse,
+    Span,
+)
 from .sql_params import ColumnUse, Operand, Table, shape_of
 
 if TYPE_CHECKING:
@@ -75,9 +86,14 @@ def draws_of(
     pools: dict[tuple[str, str, str], Pool],
     keys: dict[str, Key],
     everything: tuple[SourceStatement, ...],
+    reuse: dict[int, tuple[str, str]] | None = None,
 ) -> tuple[dict[int, Draw], dict[int, str]]:
+    """Each parameter's draw and its note; `reuse`: n -> (variable, why), a value an
+    earlier statement of the transaction drew."""
     draws: dict[int, Draw] = {}
     notes: dict[int, str] = {}
+    for n, (variable, why) in (reuse or {}).items():
+        draws[n], notes[n] = Reuse(variable), why
     for span in candidate.shape.spans:
         key = catalog.key(span.table)
         assert key is not None

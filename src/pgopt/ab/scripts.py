@@ -38,7 +38,18 @@ class Script:
     text: str
 
 
-def block(name: str, candidate: Candidate, draws: dict[int, Draw], notes: dict[int, str]) -> Block:
+def block(
+    name: str,
+    candidate: Candidate,
+    draws: dict[int, Draw],
+    notes: dict[int, str],
+    export: tuple[int, str] | None = None,
+    suffix: str = "",
+) -> Block:
+    """The statement's lines: where it comes from, each parameter's rule, its draws and
+    its tagged text; `export` (n, variable): $n's value kept in `variable` as well,
+    for the statement that follows it in the same transaction; `suffix`: a clause
+    the replay adds to the statement (said in its notes)."""
     st = candidate.statement
     lines = [
         f"-- {name}: {candidate.time_share:.1%} of the source's execution time, "
@@ -53,51 +64,84 @@ def block(name: str, candidate: Candidate, draws: dict[int, Draw], notes: dict[i
         lines += drawn
         if isinstance(draw, Span):
             values[draw.high] = f":pgopt_p{draw.high}"
+    if export is not None:
+        lines.append(f"\\set {export[1]} {values[export[0]]}")
     body = re.sub(r"\$(\d+)(?!\d)", lambda m: values[int(m.group(1))], st.query.strip())
     # the tag after the first word: pgbench drops a statement's leading comments, and
     # pg_stat_statements keeps the rest of the text as the first call sent it
     first, _, rest = body.rstrip(";").partition(" ")
-    lines.append(f"{first} /* pgopt {name} */ {rest};")
+    lines.append(f"{first} /* pgopt {name} */ {rest}{suffix};")
     return Block(
         name, st, candidate.time_share, tuple(lines), tuple(notes[n] for n in sorted(notes))
     )
 
 
-def _weights(blocks: list[Block]) -> list[int]:
-    most = max((b.statement.calls for b in blocks), default=1)
+@dataclass(frozen=True)
+class Choice:
+    """What one draw of a transaction runs: a statement, or a pair that goes together
+    (a DELETE of a key, then the INSERT of it)."""
+
+    name: str
+    calls: int
+    lines: tuple[str, ...]
+    statements: int = 1
+
+
+def choices(blocks: list[Block], pairs: dict[str, str]) -> list[Choice]:
+    """The blocks as choices; `pairs`: a DELETE's block name -> its INSERT's."""
+    by_name = {b.name: b for b in blocks}
+    followers = set(pairs.values())
+    out = []
+    for b in blocks:
+        if b.name in followers:
+            continue
+        if b.name in pairs:
+            insert = by_name[pairs[b.name]]
+            name = f"{b.name}_{insert.name}"
+            out.append(Choice(name, b.statement.calls, b.lines + insert.lines, 2))
+        else:
+            out.append(Choice(b.name, b.statement.calls, b.lines))
+    return out
+
+
+def _weights(items: list[Choice]) -> list[int]:
+    most = max((c.calls for c in items), default=1)
     scale = min(1.0, MAX_WEIGHT / most)
-    return [max(1, round(b.statement.calls * scale)) for b in blocks]
+    return [max(1, round(c.calls * scale)) for c in items]
 
 
-def autocommit_scripts(blocks: list[Block]) -> tuple[Script, ...]:
-    """One script a statement, weighted by its calls: each its own transaction."""
+def autocommit_scripts(items: list[Choice]) -> tuple[Script, ...]:
+    """One script a choice, weighted by its calls: each statement its own transaction."""
     return tuple(
-        Script(b.name, weight, "\n".join(b.lines) + "\n")
-        for b, weight in zip(blocks, _weights(blocks), strict=True)
+        Script(c.name, weight, "\n".join(c.lines) + "\n")
+        for c, weight in zip(items, _weights(items), strict=True)
     )
 
 
-def transaction_script(blocks: list[Block], slots: int) -> tuple[Script, ...]:
-    """One script: BEGIN, `slots` statements each drawn by its calls, COMMIT."""
-    weights = _weights(blocks)
+def transaction_script(items: list[Choice], per_commit: float) -> tuple[tuple[Script, ...], int]:
+    """One script: BEGIN, as many draws as make `per_commit` statements on average
+    (each draw a choice by its calls), COMMIT; and that number of draws."""
+    weights = _weights(items)
     total = sum(weights)
+    mean = sum(w * c.statements for w, c in zip(weights, items, strict=True)) / total
+    slots = max(1, round(per_commit / mean))
     lines = [
-        f"-- a transaction of {slots} statements, as the source's commits had on average;",
-        "-- each statement drawn by its share of the source's calls",
+        f"-- a transaction of {slots} draws ({slots * mean:.3g} statements on average), as",
+        "-- the source's commits had; each draw a statement by its share of the source's calls",
         "BEGIN;",
     ]
     for _ in range(slots):
         lines.append(f"\\set pgopt_s random(1, {total})")
         running = 0
-        for i, (block, weight) in enumerate(zip(blocks, weights, strict=True)):
+        for i, (choice, weight) in enumerate(zip(items, weights, strict=True)):
             running += weight
-            if len(blocks) == 1:
-                lines += block.lines
+            if len(items) == 1:
+                lines += choice.lines
                 break
             keyword = "\\if" if i == 0 else "\\elif"
-            lines.append(f"{keyword} :pgopt_s <= {running}" if i < len(blocks) - 1 else "\\else")
-            lines += block.lines
-        if len(blocks) > 1:
+            lines.append(f"{keyword} :pgopt_s <= {running}" if i < len(items) - 1 else "\\else")
+            lines += choice.lines
+        if len(items) > 1:
             lines.append("\\endif")
     lines.append("COMMIT;")
-    return (Script("transaction", 1, "\n".join(lines) + "\n"),)
+    return (Script("transaction", 1, "\n".join(lines) + "\n"),), slots

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from .catalog import Catalog, SourceStatement, SourceWorkload
 from .draws import INTEGER_TYPES, Pool
 from .parameters import Key, draws_of, new_key
-from .scripts import Block, Script, autocommit_scripts, block, transaction_script
+from .scripts import Block, Script, autocommit_scripts, block, choices, transaction_script
 from .sql_params import ColumnUse, Operand, Shape, shape_of
 
 COVER = 0.90
@@ -152,9 +152,8 @@ def synthesize(
 ) -> Synthesis:
     """The candidates whose parameters all have values, as blocks, then scripts.
     `everything`: the source's statements (ranges are sized from their neighbours')."""
-    blocks: list[Block] = []
+    kept: list[tuple[str, Candidate]] = []
     skipped = list(selection.skipped)
-    keys: dict[str, Key] = {}
     for candidate in selection.candidates:
         empty = _empty_column(candidate.shape, catalog, pools)
         if empty:
@@ -162,12 +161,35 @@ def synthesize(
                 Skipped(candidate.statement, candidate.time_share, f"no values of {empty}")
             )
             continue
-        name = f"q{len(blocks) + 1:02d}"
-        draws, notes = draws_of(candidate, catalog, pools, keys, everything)
-        blocks.append(block(name, candidate, draws, notes))
+        kept.append((f"q{len(kept) + 1:02d}", candidate))
+    pairs = _pairs(kept, catalog)
+    blocks: list[Block] = []
+    keys: dict[str, Key] = {}
+    for name, candidate in kept:
+        reuse, export, suffix = {}, None, ""
+        for delete, (insert, n_delete, n_insert) in pairs.items():
+            if name == insert:
+                reuse[n_insert] = (
+                    PAIR_KEY,
+                    f"the key {delete}, the DELETE before it in the transaction, deleted: "
+                    "their calls match, so each DELETE of a key is taken to be followed by "
+                    "an INSERT of it (assumed; sysbench's pattern); sent with ON CONFLICT "
+                    "DO NOTHING, as two clients that draw one key at once would collide",
+                )
+                if "on conflict" not in candidate.statement.query.lower():
+                    suffix = " ON CONFLICT DO NOTHING"
+            elif name == delete:
+                export = (n_delete, PAIR_KEY)
+        draws, notes = draws_of(candidate, catalog, pools, keys, everything, reuse)
+        blocks.append(block(name, candidate, draws, notes, export, suffix))
     skipped.sort(key=lambda s: s.time_share, reverse=True)
-    slots = _slots(workload)
-    scripts = transaction_script(blocks, slots) if slots > 1 else autocommit_scripts(blocks)
+    items = choices(blocks, {delete: insert for delete, (insert, _, _) in pairs.items()})
+    per_commit = workload.statements_per_commit
+    slots = 1
+    if per_commit is not None and per_commit >= TRANSACTION_MIN:
+        scripts, slots = transaction_script(items, per_commit)
+    else:
+        scripts = autocommit_scripts(items)
     return Synthesis(
         tuple(blocks),
         scripts,
@@ -181,9 +203,43 @@ def synthesize(
     )
 
 
-def _slots(workload: SourceWorkload) -> int:
-    per = workload.statements_per_commit
-    return round(per) if per is not None and per >= TRANSACTION_MIN else 1
+PAIR_KEY = "pgopt_key"  # the variable a DELETE's key passes to its INSERT
+PAIR_CALLS = 0.10  # a DELETE and an INSERT of one key: their calls within this
+
+
+def _pairs(kept: list[tuple[str, Candidate]], catalog: Catalog) -> dict[str, tuple[str, int, int]]:
+    """DELETEs of one key of a unique integer column, each with an INSERT of that column
+    on the same table whose calls match: delete's name -> (insert's name, the key's $n
+    in the DELETE, in the INSERT)."""
+    out: dict[str, tuple[str, int, int]] = {}
+    taken: set[str] = set()
+    for name, c in kept:
+        uses = [(n, u) for n, u in c.shape.params.items() if isinstance(u, ColumnUse)]
+        if c.shape.kind != "delete" or len(uses) != 1 or uses[0][1].written:
+            continue
+        n_delete, use = uses[0]
+        column = catalog.columns(use.table).get(use.column)
+        if column is None or not column.unique or column.type not in INTEGER_TYPES:
+            continue
+        for other, d in kept:
+            if other in taken or d.shape.kind != "insert":
+                continue
+            calls = c.statement.calls, d.statement.calls
+            if abs(calls[0] - calls[1]) > PAIR_CALLS * max(calls):
+                continue
+            written = [
+                n
+                for n, u in d.shape.params.items()
+                if isinstance(u, ColumnUse)
+                and u.written
+                and u.column == use.column
+                and catalog.key(u.table) == catalog.key(use.table)
+            ]
+            if written:
+                out[name] = (other, n_delete, written[0])
+                taken.add(other)
+                break
+    return out
 
 
 def _empty_column(
