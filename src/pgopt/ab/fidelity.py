@@ -9,7 +9,8 @@ per commit, the client count and the protocol.
 The verdict, by the thresholds in THRESHOLDS (each in the report beside it):
 - faithful: at least 90% of the source's time replayed, no table's writes left
   out, every replayed statement with 1% or more of the source's time within 1.5x
-  of its rows per call and 2x of its time per call, statements per commit within
+  of its rows per call and 2x of its time per call (or less than 20 µs apart: the
+  ratio of two such short times is noise), statements per commit within
   1.5x of the source's, the source's clients and protocol where known;
 - partial: at least half of the source's time replayed by statements within those
   bounds;
@@ -29,6 +30,7 @@ THRESHOLDS = {
     "replayed_share": 0.90,  # of the source's execution time
     "rows_ratio": 1.5,  # rows per call, either way
     "time_ratio": 2.0,  # server time per call, either way
+    "time_floor_ms": 0.02,  # a difference under this a call is noise, not a verdict
     "judged_share": 0.01,  # statements below this share of the time do not count
     "per_commit_ratio": 1.5,  # statements per commit, either way
     "partial_share": 0.50,  # of the source's time, replayed within the bounds
@@ -71,8 +73,8 @@ def replay_totals(runs: Sequence[Run]) -> tuple[dict[str, _Totals], int]:
 
 
 def _within(replay: float, source: float, ratio: float, floor: float) -> bool:
-    """replay within `ratio` of source either way; below `floor` both count as alike."""
-    if replay < floor and source < floor:
+    """replay within `ratio` of source either way, or less than `floor` apart."""
+    if abs(replay - source) < floor:
         return True
     if replay <= 0 or source <= 0:
         return False
@@ -93,7 +95,7 @@ def _statement(source: SourceFigures, replay: _Totals | None) -> StatementFideli
     why = []
     if not _within(r_rows, s_rows, THRESHOLDS["rows_ratio"], 0.5):
         why.append(f"{r_rows:.3g} rows a call against the source's {s_rows:.3g}")
-    if not _within(r_ms, s_ms, THRESHOLDS["time_ratio"], 0.002):
+    if not _within(r_ms, s_ms, THRESHOLDS["time_ratio"], THRESHOLDS["time_floor_ms"]):
         why.append(f"{r_ms:.3g} ms a call against the source's {s_ms:.3g}")
     return StatementFidelity(
         source.name, source.query, source.share, source.calls, s_rows, s_ms, s_blocks,
