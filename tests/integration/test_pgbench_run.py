@@ -57,3 +57,29 @@ def test_aborted_run_is_an_error_with_pgbench_reason(
             server.client_env(),
             cwd=tmp_path,
         )
+
+
+def test_a_stop_whose_exception_was_lost_still_stops_pgbench(
+    server: EmbeddedTarget, tmp_path: Path
+) -> None:
+    """Ctrl-C while Python runs a finalizer: the exception is dropped ("Exception ignored
+    in"), the request stays (stopping.py): pgbench is stopped and the run raises."""
+    import threading
+    import time
+
+    from pgopt import stopping
+    from pgopt.errors import Interrupted
+
+    script = tmp_path / "bench.sql"
+    script.write_text("select pg_sleep(0.01);\n")
+    spec = PgbenchSpec(scripts=(ScriptRef(path=script),), clients=1, duration_s=30)
+    timer = threading.Timer(1.0, stopping.REQUESTED.set)  # as the signal handler does
+    started = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(Interrupted):
+            run_pgbench(server.binaries.path("pgbench"), spec, server.client_env(), cwd=tmp_path)
+    finally:
+        timer.cancel()
+        stopping.REQUESTED.clear()
+    assert time.monotonic() - started < 15  # not the run's 30 s

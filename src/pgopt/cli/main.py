@@ -15,6 +15,7 @@ from types import FrameType
 
 import click
 
+from .. import stopping
 from ..errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Interrupted, PgoptError
 from .app import cli, err, print_error
 
@@ -22,7 +23,13 @@ INTERRUPTING = (signal.SIGTERM, signal.SIGHUP)
 
 
 def _raise_interrupted(signum: int, _frame: FrameType | None) -> None:
+    stopping.REQUESTED.set()
     raise Interrupted(signal.Signals(signum).name)
+
+
+def _keyboard_interrupt(signum: int, frame: FrameType | None) -> None:
+    stopping.REQUESTED.set()
+    signal.default_int_handler(signum, frame)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -30,7 +37,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     SIGTERM and SIGHUP unwind it as Ctrl-C does, so that what pgopt started is
     stopped and removed; the handlers found are put back on return, so a caller
     in the same process (a test runner) keeps its own."""
+    stopping.REQUESTED.clear()
     previous = {sig: signal.signal(sig, _raise_interrupted) for sig in INTERRUPTING}
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        previous[signal.SIGINT] = signal.signal(signal.SIGINT, _keyboard_interrupt)
     try:
         return _run(argv)
     finally:

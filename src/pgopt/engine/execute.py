@@ -22,7 +22,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from .. import machine, probes
+from .. import machine, probes, stopping
 from ..analysis import guards
 from ..analysis.comparisons import lab_decisions
 from ..analysis.verdicts import Rule
@@ -310,6 +310,7 @@ class Experiment:
     def _timed_run(
         self, step: Step, segment: Segment, planned: Round, position: int, attempt: int
     ) -> RunRecord:
+        stopping.check()  # a stop requested whose exception a finalizer swallowed
         self._prepare(step, restart=segment.restart_each_run)
         label = f"round {planned.number}/{len(segment.rounds)}"
         if attempt > 1:

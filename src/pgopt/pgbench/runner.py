@@ -15,6 +15,7 @@ from array import array
 from collections.abc import Iterator
 from pathlib import Path
 
+from .. import stopping
 from ..errors import BenchError, BinariesError
 from ..model.pgbench_run import PgbenchResult
 from ..processes import CLIENT_ESCALATION, stop
@@ -54,8 +55,7 @@ def run_pgbench(
         raise BinariesError(f"cannot run pgbench: {e}") from e
 
     timer = _kill_after(proc, timeout_s) if timeout_s else None
-    if cancel is not None:
-        threading.Thread(target=_stop_when_set, args=(cancel, proc), daemon=True).start()
+    threading.Thread(target=_stop_when_set, args=(cancel, proc), daemon=True).start()
     try:
         stdout, stderr = proc.communicate()
     except BaseException:
@@ -64,6 +64,7 @@ def run_pgbench(
     finally:
         if timer is not None:
             timer.cancel()
+    stopping.check()  # an interrupt whose exception was lost: pgbench was stopped
     wall = time.monotonic() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     own_after = resource.getrusage(resource.RUSAGE_SELF)
@@ -118,9 +119,10 @@ def _tail(text: str, lines: int = 3) -> str:
     return " | ".join(text.strip().splitlines()[-lines:])
 
 
-def _stop_when_set(cancel: threading.Event, proc: subprocess.Popen[str]) -> None:
+def _stop_when_set(cancel: threading.Event | None, proc: subprocess.Popen[str]) -> None:
+    """Stop pgbench when `cancel` is set, or a stop was requested (stopping.py)."""
     while proc.poll() is None:
-        if cancel.wait(0.5):
+        if stopping.REQUESTED.wait(0.25) or (cancel is not None and cancel.is_set()):
             stop(proc, CLIENT_ESCALATION)
             return
 
