@@ -260,8 +260,11 @@ class Experiment:
     def _round_runs(self, segment: Segment, planned: Round, *, attempt: int) -> list[RunRecord]:
         self._in_round = []
         for position, name in enumerate(planned.order, 1):
-            run = self._timed_run(self.lab.step(name), segment, planned, position, attempt)
-            self._in_round.append(run)
+            step = self.lab.step(name)
+            run = self._timed_run(step, segment, planned, position, attempt)
+            self._in_round.append(run)  # kept before it is told: Ctrl-C after the line keeps it
+            label = _label(planned, segment, attempt)
+            self.display.run_finished(step, label, run.value, step.unit or self.lab.metric.unit)
         return list(self._in_round)
 
     def _decided(self, segment: Segment) -> bool:
@@ -312,9 +315,7 @@ class Experiment:
     ) -> RunRecord:
         stopping.check()  # a stop requested whose exception a finalizer swallowed
         self._prepare(step, restart=segment.restart_each_run)
-        label = f"round {planned.number}/{len(segment.rounds)}"
-        if attempt > 1:
-            label += " again"
+        label = _label(planned, segment, attempt)
         started_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         contention = self._contention_warning(step)
         monitor = SqlMonitor(self.target, step.monitor)
@@ -348,7 +349,6 @@ class Experiment:
         record.checks = run_checks(self.ctx, step, "run")
         if step.fresh:
             record.facts = {**record.facts, **measure_facts(self.ctx, step)}
-        self.display.run_finished(step, label, record.value, step.unit or self.lab.metric.unit)
         return record
 
     def _server_cpu_s(self) -> float | None:
@@ -398,3 +398,8 @@ class Experiment:
             own = guards.harness_warning(own_cpu, result.wall_s, machine.cpu_count())
             out += [own] if own else []
         return out
+
+
+def _label(planned: Round, segment: Segment, attempt: int) -> str:
+    """'round 2/4', 'round 2/4 again': how a run is named in the progress."""
+    return f"round {planned.number}/{len(segment.rounds)}" + (" again" if attempt > 1 else "")
