@@ -75,7 +75,7 @@ def test_a_synthesized_workload_replays_the_sources_mix(
 ) -> None:
     out = tmp_path / "out"
     args = ["ab", "--source-dsn", source, "--synthesize", "--cover", "100", "--source-sample", "0"]
-    args += ["--duration", "2", "--reps", "3", "--workdir", str(workdir), "--out", str(out)]
+    args += ["--duration", "2", "--reps", "2", "--workdir", str(workdir), "--out", str(out)]
     assert main(args) == 0
     result = load_document(out)
     assert [s["name"] for s in result["steps"]] == ["a", "b"]

@@ -93,7 +93,7 @@ def replay(
     client = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         command = ["ab", "--source-dsn", dsn, "--synthesize", "--source-sample", "4"]
-        command += ["--b-setting", "synchronous_commit=off", "--reps", "2", "--duration", "2"]
+        command += ["--b-setting", "synchronous_commit=off", "--reps", "1", "--duration", "2"]
         code = main([*command, *extra, "--workdir", str(workdir), "--out", str(out)])
     finally:
         client.wait(timeout=60)
