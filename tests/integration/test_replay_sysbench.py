@@ -75,6 +75,30 @@ def sysbench_db(source_server: EmbeddedTarget) -> str:
     return dsn
 
 
+def capture(source: EmbeddedTarget, dsn: str, workload: str, into: Path) -> Path:
+    """sysbench's `workload` run for 4 s on the source while its server logs every
+    statement (log_min_duration_statement = 0, set then reset), those lines of the
+    server's log copied to `into`; pg_stat_statements reset before, as for a replay."""
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("checkpoint")
+        conn.execute("select pg_stat_statements_reset()")
+        conn.execute("alter system set log_min_duration_statement = 0")
+        conn.execute("select pg_reload_conf()")
+    start = source.log_file.stat().st_size
+    try:
+        options = ("--threads=4", "--time=4", "--rand-type=uniform")
+        run = sysbench(source.port, dsn.rsplit("/", 1)[1], *options, workload, "run")
+        subprocess.run(run, check=True, capture_output=True, timeout=60)
+    finally:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("alter system reset log_min_duration_statement")
+            conn.execute("select pg_reload_conf()")
+    with source.log_file.open("rb") as log:
+        log.seek(start)
+        into.write_bytes(log.read())
+    return into
+
+
 def replay(
     source: EmbeddedTarget, dsn: str, workload: str, workdir: Path, out: Path, *extra: str
 ) -> tuple[int, dict[str, Any]]:
@@ -131,6 +155,38 @@ def test_sysbench_is_replayed_faithfully_with_every_write(
     # sysbench deletes a row and inserts it back: the replay does too, with one key
     assert "each DELETE of a key is taken to be followed by an INSERT of it" in readme
     assert "statements in" in readme
+
+
+@pytest.mark.serial
+@pytest.mark.parametrize("workload", ["oltp_read_write", "oltp_write_only"])
+def test_a_log_capture_of_sysbench_is_replayed_faithfully_with_its_transactions(
+    workload: str, source_server: EmbeddedTarget, sysbench_db: str, workdir: Path, tmp_path: Path
+) -> None:
+    log = capture(source_server, sysbench_db, workload, tmp_path / "capture.log")
+    out = tmp_path / "out"
+    command = ["ab", "--source-dsn", sysbench_db, "--synthesize", "--source-log", str(log)]
+    command += ["--b-setting", "synchronous_commit=off", "--reps", "1", "--duration", "2"]
+    assert main([*command, "--workdir", str(workdir), "--out", str(out)]) == 0
+    fidelity = load_document(out)["fidelity"]
+    assert fidelity["verdict"] == "faithful", fidelity["reasons"]
+    assert fidelity["replayed_share"] >= 0.95 and not fidelity["dropped_writes"]
+    assert fidelity["source_clients"] == fidelity["replay_clients"] == THREADS
+    assert fidelity["source_protocol"] == "prepared"
+    # sysbench's transactions as they ran: one kind, its statements in their order
+    (script,) = (out / "workload").glob("tx*.sql")
+    text = script.read_text()
+    assert text.count("BEGIN;") == text.count("COMMIT;") == 1
+    updates, deletes = text.index("UPDATE /* pgopt"), text.index("DELETE /* pgopt")
+    assert updates < deletes < text.index("INSERT /* pgopt")
+    if workload == "oltp_read_write":
+        assert text.index("SELECT /* pgopt") < updates
+    assert (
+        1 / 1.5
+        <= fidelity["replay_statements_per_commit"] / (fidelity["source_statements_per_commit"])
+        <= 1.5
+    )
+    readme = (out / "workload" / "README.md").read_text()
+    assert "from the log capture" in readme and "transactions as the log capture ran them" in readme
 
 
 def test_a_replay_with_ranges_too_wide_is_unfaithful(

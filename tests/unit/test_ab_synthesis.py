@@ -255,11 +255,13 @@ def test_the_range_width_comes_from_the_sources_rows_or_its_neighbours() -> None
 def test_statements_become_transactions_as_the_source_committed_them() -> None:
     chosen = select(STATEMENTS[:3], CATALOG, 1.0)
     single = synthesize(chosen, CATALOG, POOLS, SourceWorkload(1.1, 4, "prepared", "sampled"))
-    assert [s.name for s in single.scripts] == ["q01", "q02", "q03"] and single.slots == 1
+    assert [s.name for s in single.scripts] == ["q01", "q02", "q03"]
+    assert single.shape.startswith("each statement its own")
     grouped = synthesize(chosen, CATALOG, POOLS, SourceWorkload(4.2, 4, "prepared", "sampled"))
     (script,) = grouped.scripts
     text = script.text
-    assert grouped.slots == 4 and text.count("\\set pgopt_s random(1, 7500)") == 4
+    assert grouped.shape.startswith("transactions of 4 statements")
+    assert text.count("\\set pgopt_s random(1, 7500)") == 4
     assert text.index("BEGIN;") < text.index("\\if :pgopt_s <= 1000") < text.rindex("COMMIT;")
     assert text.count("\\elif :pgopt_s <= 7000") == 4 and text.count("\\endif") == 4
     assert "transaction.sql" in workload_markdown(grouped)
@@ -292,6 +294,6 @@ def test_a_delete_and_an_insert_of_one_key_go_together() -> None:
     insert_at = text.index("insert /* pgopt q03 */ into orders (id, status) values (:pgopt_key,")
     assert text.index("\\set pgopt_key :pgopt_p1") < delete_at < insert_at
     # a draw of the pair is two statements: 4 a commit in 3 draws (2 pairs a 3 on average)
-    assert synthesis.slots == 3
+    assert synthesis.shape.startswith("transactions of 3 statements")
     notes = "\n".join(a for b in synthesis.blocks for a in b.assumptions)
     assert "each DELETE of a key is taken to be followed by an INSERT of it" in notes

@@ -65,5 +65,7 @@ def test_the_machine_cpu_only_grows() -> None:
     before = machine_cpu_s()
     sum(i * i for i in range(200_000))
     after = machine_cpu_s()
-    assert all(b >= a for a, b in zip(before, after, strict=True))
+    # busy and stolen time only grow; idle does not always: it holds iowait, which
+    # proc(5) says "may decrease in certain conditions" (this test once saw it)
+    assert after[0] >= before[0] and after[2] >= before[2]
     assert after[0] > before[0] or after[1] > before[1]

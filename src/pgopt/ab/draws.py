@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,6 +65,7 @@ class Span:
     type: str
     rows: float  # wanted per call
     high: int  # the parameter of the high end
+    width: int = 0  # a width captured from the source's calls, for every arm (0: sized)
 
 
 @dataclass(frozen=True)
@@ -137,6 +139,34 @@ def compact(ranges: list[tuple[int, int, float]]) -> tuple[tuple[int, int, float
     return tuple(out)
 
 
+CAPTURED_ARMS = 100  # a captured parameter's draw: at most this many values or ranges
+
+
+def pool_from_values(values: list[str], type_name: str) -> Pool:
+    """The values a log captured for one parameter, at their frequencies: integers as
+    their hot values (each at least 1/CAPTURED_ARMS of the calls) and ranges of equal
+    shares between the quantiles of the rest; other types as their most frequent
+    values."""
+    counts = Counter(values)
+    n = len(values)
+    origin = f"the log capture ({n:,} calls, {len(counts):,} values)"
+    if type_name in INTEGER_TYPES and all(_integer(v) for v in counts):
+        hot = {v: c / n for v, c in counts.items() if c > 1 and c * CAPTURED_ARMS >= n}
+        rest = sorted(int(v) for v in values if v not in hot)
+        ranges: list[tuple[int, int, float]] = []
+        if rest:
+            buckets = min(CAPTURED_ARMS, len(rest))
+            edges = [rest[round(i * (len(rest) - 1) / buckets)] for i in range(buckets + 1)]
+            share = len(rest) / n / buckets
+            ranges = [(lo, max(lo, hi), share) for lo, hi in itertools.pairwise(edges)]
+        return Pool(tuple(hot.items()), compact(ranges), origin)
+    return Pool(tuple((v, c / n) for v, c in counts.most_common(CAPTURED_ARMS)), (), origin)
+
+
+def _integer(text: str) -> bool:
+    return text.lstrip("-").isdigit()
+
+
 def pool_from_rows(values: list[str]) -> Pool:
     return Pool(tuple((v, 1.0) for v in values), (), "sampled rows", float(len(values)))
 
@@ -146,6 +176,8 @@ def widths(span: Span) -> list[int]:
     reads `span.rows` rows: the wanted rows over the rows per unit of the range the
     low end falls in; from a common value, whose rows per unit beyond it are not
     known, one."""
+    if span.width > 0:
+        return [span.width for _ in _arms(span.pool)]
     out = [1 for _ in span.pool.values]
     for lo, hi, weight in span.pool.ranges:
         per_unit = weight * span.pool.rows / max(hi - lo, 1)

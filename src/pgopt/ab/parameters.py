@@ -21,6 +21,7 @@ from .draws import (
     Pool,
     Reuse,
     Span,
+    pool_from_values,
 )
 from .sql_params import ColumnUse, Operand, Table, shape_of
 
@@ -87,14 +88,20 @@ def draws_of(
     keys: dict[str, Key],
     everything: tuple[SourceStatement, ...],
     reuse: dict[int, tuple[str, str]] | None = None,
+    captured: list[dict[int, str | None]] | None = None,
 ) -> tuple[dict[int, Draw], dict[int, str]]:
     """Each parameter's draw and its note; `reuse`: n -> (variable, why), a value an
-    earlier statement of the transaction drew."""
+    earlier statement of the transaction drew; `captured`: the values a log capture
+    holds, per call (drawn at their frequencies, where a value may be used again)."""
     draws: dict[int, Draw] = {}
     notes: dict[int, str] = {}
     for n, (variable, why) in (reuse or {}).items():
         draws[n], notes[n] = Reuse(variable), why
+    if captured:
+        _captured(candidate, catalog, captured, draws, notes)
     for span in candidate.shape.spans:
+        if span.low in draws:
+            continue
         key = catalog.key(span.table)
         assert key is not None
         column = catalog.tables[key][span.column]
@@ -131,6 +138,52 @@ def draws_of(
                 note += f", {WRITTEN} of them (what is written, not compared)"
             draws[n], notes[n] = FromPool(pool, column.type), note
     return draws, notes
+
+
+def _captured(
+    candidate: Candidate,
+    catalog: Catalog,
+    captured: list[dict[int, str | None]],
+    draws: dict[int, Draw],
+    notes: dict[int, str],
+) -> None:
+    """Draws from the captured values: each range's low end and its width as the calls
+    had them, every other parameter but a new key from its values (a unique column's
+    captured values would collide with the rows the source inserted)."""
+    for span in candidate.shape.spans:
+        if span.low in draws:
+            continue
+        key = catalog.key(span.table)
+        assert key is not None
+        column_type = catalog.tables[key][span.column].type
+        pairs = [(c.get(span.low), c.get(span.high)) for c in captured]
+        bounds = [(int(lo), int(hi)) for lo, hi in pairs if lo and hi and _whole(lo) and _whole(hi)]
+        if column_type not in INTEGER_TYPES or not bounds:
+            continue
+        width = max(1, round(statistics.median(hi - lo + 1 for lo, hi in bounds)))
+        pool = pool_from_values([str(lo) for lo, _ in bounds], column_type)
+        draws[span.low] = Span(pool, column_type, 0.0, span.high, width)
+        notes[span.low] = f"range of {span.table.name}.{span.column} from {pool.origin}"
+        notes[span.high] = f"the range's high end: ${span.low} + {width - 1}, as captured"
+    spans = {s.high for s in candidate.shape.spans if s.low in draws}
+    for n, use in sorted(candidate.shape.params.items()):
+        if n in draws or n in spans:
+            continue
+        if isinstance(use, ColumnUse) and new_key(use, catalog):
+            continue
+        values = [v for c in captured if (v := c.get(n)) is not None]
+        if not values:
+            continue
+        if isinstance(use, str):
+            type_name = "bigint"
+        else:
+            type_name = catalog.columns(use.table)[use.column].type
+        pool = pool_from_values(values, type_name)
+        draws[n], notes[n] = FromPool(pool, type_name), f"from {pool.origin}"
+
+
+def _whole(text: str) -> bool:
+    return text.lstrip("-").isdigit()
 
 
 def _spread(values: tuple[tuple[str, float], ...], count: int) -> tuple[tuple[str, float], ...]:

@@ -104,24 +104,38 @@ def choices(blocks: list[Block], pairs: dict[str, str]) -> list[Choice]:
     return out
 
 
-def _weights(items: list[Choice]) -> list[int]:
+def weights_of(items: list[Choice]) -> list[int]:
     most = max((c.calls for c in items), default=1)
     scale = min(1.0, MAX_WEIGHT / most)
     return [max(1, round(c.calls * scale)) for c in items]
+
+
+def pick(items: list[Choice], weights: list[int]) -> list[str]:
+    """The lines that run one of `items`, drawn by `weights` (one item: its lines)."""
+    if len(items) == 1:
+        return list(items[0].lines)
+    lines = [f"\\set pgopt_s random(1, {sum(weights)})"]
+    running = 0
+    for i, (choice, weight) in enumerate(zip(items, weights, strict=True)):
+        running += weight
+        keyword = "\\if" if i == 0 else "\\elif"
+        lines.append(f"{keyword} :pgopt_s <= {running}" if i < len(items) - 1 else "\\else")
+        lines += choice.lines
+    return [*lines, "\\endif"]
 
 
 def autocommit_scripts(items: list[Choice]) -> tuple[Script, ...]:
     """One script a choice, weighted by its calls: each statement its own transaction."""
     return tuple(
         Script(c.name, weight, "\n".join(c.lines) + "\n")
-        for c, weight in zip(items, _weights(items), strict=True)
+        for c, weight in zip(items, weights_of(items), strict=True)
     )
 
 
 def transaction_script(items: list[Choice], per_commit: float) -> tuple[tuple[Script, ...], int]:
     """One script: BEGIN, as many draws as make `per_commit` statements on average
     (each draw a choice by its calls), COMMIT; and that number of draws."""
-    weights = _weights(items)
+    weights = weights_of(items)
     total = sum(weights)
     mean = sum(w * c.statements for w, c in zip(weights, items, strict=True)) / total
     slots = max(1, round(per_commit / mean))
@@ -131,17 +145,6 @@ def transaction_script(items: list[Choice], per_commit: float) -> tuple[tuple[Sc
         "BEGIN;",
     ]
     for _ in range(slots):
-        lines.append(f"\\set pgopt_s random(1, {total})")
-        running = 0
-        for i, (choice, weight) in enumerate(zip(items, weights, strict=True)):
-            running += weight
-            if len(items) == 1:
-                lines += choice.lines
-                break
-            keyword = "\\if" if i == 0 else "\\elif"
-            lines.append(f"{keyword} :pgopt_s <= {running}" if i < len(items) - 1 else "\\else")
-            lines += choice.lines
-        if len(items) > 1:
-            lines.append("\\endif")
+        lines += pick(items, weights)
     lines.append("COMMIT;")
     return (Script("transaction", 1, "\n".join(lines) + "\n"),), slots

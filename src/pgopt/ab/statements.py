@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -28,8 +29,10 @@ from ..queries import load
 from ..redact import redact_dsn
 from ..sqltree import tables_read
 from ..target.base import first_line
+from .capture import Capture, capture_of
 from .catalog import Catalog, Column, SourceStatement, SourceWorkload
 from .draws import INTEGER_TYPES, Pool, pool_from_rows, pool_from_stats
+from .log_reader import LogError, read_log
 from .sql_params import ColumnUse
 from .synthesize import NOT_SAMPLED, Selection, Synthesis, needed_columns, select, synthesize
 
@@ -46,16 +49,18 @@ ENABLE = (
 )
 
 
-def synthesize_from(dsn: str, cover: float, sample_s: float = 0.0) -> Synthesis:
+def synthesize_from(
+    dsn: str, cover: float, sample_s: float = 0.0, log: Path | None = None
+) -> Synthesis:
     """The workload of the source at `dsn`: the statements making up `cover` of its
     execution time and every write, run as its clients ran them during a sample of
-    `sample_s` seconds; one clear error (exit 2) when it cannot be read or holds
-    nothing to replay."""
+    `sample_s` seconds, or as the log capture `log` shows them, with its values; one
+    clear error (exit 2) when it cannot be read or holds nothing to replay."""
     where = redact_dsn(dsn)
-    return _replayable(
-        _synthesize(dsn, None, cover, sample_s=sample_s),
-        f"nothing in {where}'s pg_stat_statements can be replayed",
-    )
+    nothing = f"nothing in {where}'s pg_stat_statements can be replayed"
+    if log is not None:
+        nothing = f"no statement of the log capture {log} can be replayed"
+    return _replayable(_synthesize(dsn, None, cover, sample_s=sample_s, log=log), nothing)
 
 
 def scripts_for(dsn: str, queries: list[str]) -> Synthesis:
@@ -101,6 +106,7 @@ def _synthesize(
     cover: float,
     naming: str | None = None,
     sample_s: float = 0.0,
+    log: Path | None = None,
 ) -> Synthesis:
     """Scripts for `statements`, or for the source's own pg_stat_statements when None
     (only those naming the table `naming`, when given), from one read-only session on
@@ -110,10 +116,13 @@ def _synthesize(
         with psycopg.connect(
             dsn, options=READ_ONLY, application_name="pgopt ab", autocommit=True
         ) as conn:
-            workload = NOT_SAMPLED
+            workload, capture = NOT_SAMPLED, None
             if statements is None:
-                workload = _sample_workload(conn, sample_s)
                 statements = _statements(conn, where)
+                if log is not None:
+                    capture = _capture(conn, log, statements)
+                else:
+                    workload = _sample_workload(conn, sample_s)
             if naming:
                 statements = [s for s in statements if _names(s.query, naming)]
             catalog = _catalog(conn)
@@ -122,7 +131,31 @@ def _synthesize(
             pools = _pools(conn, selection, catalog)
     except psycopg.Error as e:
         raise UsageError(f"cannot read {where}: {first_line(e)}") from e
-    return synthesize(selection, catalog, pools, workload, tuple(statements))
+    return synthesize(selection, catalog, pools, workload, tuple(statements), capture)
+
+
+def _capture(
+    conn: psycopg.Connection[Any], log: Path, statements: list[SourceStatement]
+) -> Capture:
+    """The log capture at `log`, read with the source's log_line_prefix, its statements
+    matched to the source's pg_stat_statements."""
+    prefix = str(_rows(conn, "select current_setting('log_line_prefix') as p")[0]["p"])
+    try:
+        with log.open(encoding="utf-8", errors="replace", newline="") as f:
+            logged = read_log(f.read(), prefix)
+    except OSError as e:
+        raise UsageError(f"cannot read the log capture {log}: {e.strerror or e}") from None
+    except LogError as e:
+        raise UsageError(f"{log}: {e}") from None
+    capture = capture_of(logged, statements)
+    if not capture.values:
+        unmatched = next(iter(capture.unmatched), "")
+        raise UsageError(
+            f"{log}: none of its {capture.statements:,} statements is in the source's "
+            "pg_stat_statements (a capture of another database, or statistics reset since)"
+            + (f"; the first: {unmatched[:80]}" if unmatched else "")
+        )
+    return capture
 
 
 def _rows(conn: psycopg.Connection[Any], query: Any, params: Any = None) -> list[dict[str, Any]]:

@@ -21,6 +21,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..words import plural
+from .capture import Capture
+from .captured_scripts import Steps, captured_scripts
 from .catalog import Catalog, SourceStatement, SourceWorkload
 from .draws import INTEGER_TYPES, Pool
 from .parameters import Key, draws_of, new_key
@@ -31,6 +34,7 @@ COVER = 0.90
 MAX_SCRIPTS = 100  # pgbench takes at most 128 scripts
 NUMBER_TYPES = INTEGER_TYPES | {"numeric", "real", "double precision"}
 TRANSACTION_MIN = 1.5  # statements per commit from which transactions are grouped
+AUTOCOMMIT = "each statement its own transaction (one script each, weighted by its calls)"
 NOT_SAMPLED = SourceWorkload(note="not sampled: each statement its own transaction")
 WRITES = re.compile(r"\s*(with\b.*\b)?(insert|update|delete|merge)\b", re.I | re.S)
 
@@ -132,7 +136,8 @@ class Synthesis:
     cover: float
     keys: tuple[Key, ...] = ()
     workload: SourceWorkload = NOT_SAMPLED
-    slots: int = 1  # statements a replayed transaction runs
+    shape: str = AUTOCOMMIT  # how the replay groups its statements into transactions
+    source: str = "pg_stat_statements"  # where the workload comes from
 
     @property
     def replayed_share(self) -> float:
@@ -149,12 +154,19 @@ def synthesize(
     pools: dict[tuple[str, str, str], Pool],
     workload: SourceWorkload = NOT_SAMPLED,
     everything: tuple[SourceStatement, ...] = (),
+    capture: Capture | None = None,
 ) -> Synthesis:
     """The candidates whose parameters all have values, as blocks, then scripts.
-    `everything`: the source's statements (ranges are sized from their neighbours')."""
+    `everything`: the source's statements (ranges are sized from their neighbours');
+    `capture`: a log capture, whose values are drawn and whose transactions are run
+    as it shows them (captured_scripts.py)."""
     kept: list[tuple[str, Candidate]] = []
     skipped = list(selection.skipped)
     for candidate in selection.candidates:
+        if capture is not None and candidate.statement.queryid not in capture.values:
+            why = "not run while the log was captured"
+            skipped.append(Skipped(candidate.statement, candidate.time_share, why))
+            continue
         empty = _empty_column(candidate.shape, catalog, pools)
         if empty:
             skipped.append(
@@ -164,8 +176,10 @@ def synthesize(
         kept.append((f"q{len(kept) + 1:02d}", candidate))
     pairs = _pairs(kept, catalog)
     blocks: list[Block] = []
+    alone: dict[str, Block] = {}  # a paired INSERT's block when it runs alone
     keys: dict[str, Key] = {}
     for name, candidate in kept:
+        captured = capture.values.get(candidate.statement.queryid) if capture else None
         reuse, export, suffix = {}, None, ""
         for delete, (insert, n_delete, n_insert) in pairs.items():
             if name == insert:
@@ -180,14 +194,47 @@ def synthesize(
                     suffix = " ON CONFLICT DO NOTHING"
             elif name == delete:
                 export = (n_delete, PAIR_KEY)
-        draws, notes = draws_of(candidate, catalog, pools, keys, everything, reuse)
+        draws, notes = draws_of(candidate, catalog, pools, keys, everything, reuse, captured)
         blocks.append(block(name, candidate, draws, notes, export, suffix))
+        if reuse and capture is not None:
+            draws, notes = draws_of(candidate, catalog, pools, keys, everything, None, captured)
+            alone[name] = block(name, candidate, draws, notes)
     skipped.sort(key=lambda s: s.time_share, reverse=True)
-    items = choices(blocks, {delete: insert for delete, (insert, _, _) in pairs.items()})
+    paired = {delete: insert for delete, (insert, _, _) in pairs.items()}
+    items = choices(blocks, paired)
     per_commit = workload.statements_per_commit
-    slots = 1
-    if per_commit is not None and per_commit >= TRANSACTION_MIN:
+    shape, source = AUTOCOMMIT, "pg_stat_statements"
+    if capture is not None:
+        by_name = {b.name: b for b in blocks}
+        steps = Steps(
+            {b.statement.queryid: b for b in blocks},
+            {delete: by_name[insert] for delete, insert in paired.items()},
+            alone,
+        )
+        replay = captured_scripts(capture, steps)
+        scripts = replay.scripts
+        workload = SourceWorkload(
+            capture.statements_per_transaction, capture.sessions, capture.protocol, capture.note
+        )
+        source = "pg_stat_statements and a log capture"
+        total = replay.transactions + replay.left_out
+        shape = (
+            f"transactions as the log capture ran them: {plural(len(scripts), 'script')}, one "
+            "per kind and length of transaction, each step the statement the capture ran "
+            f"there, drawn by how often it did; {replay.transactions:,} of its {total:,} "
+            "transactions"
+            + (
+                f" ({replay.left_out:,} left out: rarer lengths, or no statement replayed)"
+                if replay.left_out
+                else ""
+            )
+        )
+    elif per_commit is not None and per_commit >= TRANSACTION_MIN:
         scripts, slots = transaction_script(items, per_commit)
+        shape = (
+            f"transactions of {slots} statements each, as the source's commits had on "
+            "average, each statement drawn by its share of the calls (transaction.sql)"
+        )
     else:
         scripts = autocommit_scripts(items)
     return Synthesis(
@@ -199,7 +246,8 @@ def synthesize(
         selection.cover,
         tuple(keys.values()),
         workload,
-        slots,
+        shape,
+        source,
     )
 
 

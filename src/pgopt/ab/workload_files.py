@@ -51,18 +51,13 @@ def workload_markdown(synthesis: Synthesis) -> str:
     """What the synthesis took from pg_stat_statements, how, and what it left and why."""
     flags = " ".join(f"-f {s.name}.sql@{s.weight}" for s in synthesis.scripts)
     work = synthesis.workload
-    shape = (
-        f"Transactions of {synthesis.slots} statements each, as the source's commits had "
-        "on average, each statement drawn by its share of the calls (transaction.sql)."
-        if synthesis.slots > 1
-        else "Each statement is its own transaction (one script each, weighted by its calls)."
-    )
     lines = [
-        "# Workload synthesized from pg_stat_statements",
+        f"# Workload synthesized from {synthesis.source}",
         "",
         f"The statements that make up {synthesis.cover:.0%} of the source's execution time "
         f"({synthesis.chosen_share:.1%} looked at), heaviest first, and every statement that "
-        f"writes; {synthesis.replayed_share:.1%} of the time is replayed. {shape}",
+        f"writes; {synthesis.replayed_share:.1%} of the time is replayed. Replayed as "
+        f"{synthesis.shape}.",
         "",
         f"How the source ran them: {work.note or 'not sampled'}.",
         "",

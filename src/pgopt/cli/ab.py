@@ -63,6 +63,13 @@ from .running import check_run_options, password_of, run_lab, run_options
     "sessions, protocol); 0: not at all.",
 )
 @click.option(
+    "--source-log",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="With --synthesize: a log of the source captured with log_min_duration_statement"
+    " = 0 (csvlog, jsonlog or stderr): its transactions and values are replayed.",
+)
+@click.option(
     "--require-fidelity",
     is_flag=True,
     help="With --synthesize: exit 1 when the replay is unfaithful to the source.",
@@ -104,6 +111,8 @@ def ab_cmd(spec: Path | None, **options: Any) -> None:
     )
     if require_fidelity and not ab.synthesize:
         raise UsageError("--require-fidelity judges a synthesized workload: add --synthesize")
+    if options.get("source_log") is not None and not ab.synthesize:
+        raise UsageError("--source-log is read to synthesize the workload: add --synthesize")
     result = run_ab(ab, options)
     if result is not None and gate.on:
         _gate(gate, result, junit)
@@ -126,7 +135,10 @@ def run_ab(
         if ab.synthesize:
             assert ab.source_dsn is not None
             synthesis = synthesize_from(
-                ab.source_dsn, ab.cover / 100, options.get("source_sample", 0.0)
+                ab.source_dsn,
+                ab.cover / 100,
+                options.get("source_sample", 0.0),
+                options.get("source_log"),
             )
             if not options["dry_run"]:
                 run_dir = new_run_dir("ab", options["out_dir"])

@@ -64,7 +64,7 @@ def replay_spec(synthesis: Synthesis, ab: AbSpec, options: dict[str, Any]) -> Re
 def say_synthesis(synthesis: Synthesis, run_dir: Path | None) -> None:
     """The statements taken, their share of the source's time; how the source ran
     them; what was left out, writes first."""
-    table = Table(title="workload from pg_stat_statements", title_justify="left")
+    table = Table(title=f"workload from {synthesis.source}", title_justify="left")
     for column, justify in (("statement", "left"), ("time", "right"), ("calls", "right")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     table.add_column("rows a call", justify="right")
@@ -76,12 +76,9 @@ def say_synthesis(synthesis: Synthesis, run_dir: Path | None) -> None:
             b.name, f"{b.time_share:.1%}", f"{st.calls:,}", f"{st.rows_per_call:.3g}", query
         )
     err.print(table)
-    shape = (
-        f"transactions of {synthesis.slots} statements"
-        if synthesis.slots > 1
-        else "one statement a transaction"
+    err.print(
+        f"the source: {synthesis.workload.note}; replayed as {synthesis.shape}", highlight=False
     )
-    err.print(f"the source: {synthesis.workload.note}; replayed as {shape}", highlight=False)
     readme = f" (why: {run_dir / 'workload' / 'README.md'})" if run_dir else ""
     for k in synthesis.dropped_writes:
         err.print(

@@ -1,0 +1,180 @@
+"""A log capture as the replay needs it (pure): each logged statement matched to
+its pg_stat_statements row by PostgreSQL's own fingerprint (pglast; a statement
+sent with literals and its normalized `$n` text fingerprint alike), its values per
+`$n` (a prepared statement's bind parameters; a simple one's literals, in the
+order pg_stat_statements numbers them), and each session's statements cut into
+transactions: BEGIN to COMMIT or ROLLBACK, or one statement alone (autocommit).
+
+Transactions are kept as their statements' sequence of queryids; the replay
+runs them as the capture shows them (synthesize.py). Also read: how many
+sessions ran at once (by where each session's first and last lines fall in the
+log), their protocol, and the statements no pg_stat_statements row matched.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+from pglast.parser import ParseError, fingerprint, scan
+
+from .catalog import SourceStatement
+from .log_reader import LoggedStatement
+
+OPEN = re.compile(r"\s*(begin|start\s+transaction)\b", re.I)
+CLOSE = re.compile(r"\s*(commit|end|rollback|abort)\b(?!\s+prepared)", re.I)
+CONSTANTS = frozenset({"ICONST", "FCONST", "SCONST", "BCONST", "XCONST", "USCONST"})
+PARAM = re.compile(r"\$(\d+)")
+
+Values = dict[int, "str | None"]
+
+
+@dataclass(frozen=True)
+class Transaction:
+    queryids: tuple[str, ...]  # its statements, in order (those pg_stat_statements matched)
+    explicit: bool  # between BEGIN and COMMIT, not a statement alone
+
+
+@dataclass
+class Capture:
+    """What a log capture says of the source's workload."""
+
+    transactions: Counter[Transaction] = field(default_factory=Counter)
+    values: dict[str, list[Values]] = field(default_factory=dict)  # queryid -> per call
+    statements: int = 0  # logged runs of statements (transaction control left out)
+    unmatched: Counter[str] = field(default_factory=Counter)  # no pg_stat_statements row
+    sessions: int = 0  # the most sessions at once
+    prepared: int = 0  # runs with the extended protocol
+    rolled_back: int = 0
+
+    @property
+    def protocol(self) -> str:
+        return "prepared" if self.prepared * 2 > self.statements else "simple"
+
+    @property
+    def statements_per_transaction(self) -> float:
+        count = sum(self.transactions.values())
+        sizes = sum(len(t.queryids) * n for t, n in self.transactions.items())
+        return sizes / count if count else 0.0
+
+    @property
+    def note(self) -> str:
+        count = sum(self.transactions.values())
+        explicit = sum(n for t, n in self.transactions.items() if t.explicit)
+        return (
+            f"from the log capture: {self.statements:,} statements in {count:,} "
+            f"transactions ({explicit:,} between BEGIN and COMMIT, "
+            f"{self.statements_per_transaction:.3g} statements each), at most "
+            f"{self.sessions} sessions at once, {self.protocol} protocol"
+        )
+
+
+def literal_values(query: str) -> tuple[str, ...] | None:
+    """The constants of a statement sent with literals, in order (a minus sign that
+    starts a number belongs to it); None when it does not scan."""
+    try:
+        tokens = scan(query)
+    except ParseError:
+        return None
+    out: list[str] = []
+    for i, token in enumerate(tokens):
+        if token.name not in CONSTANTS:
+            continue
+        start = token.start
+        before = tokens[i - 1] if i else None
+        if (
+            before is not None
+            and query[before.start : before.end + 1] == "-"
+            and before.end + 1 == start
+            and token.name in ("ICONST", "FCONST")
+            and (i < 2 or tokens[i - 2].name not in {"IDENT", *CONSTANTS, "ASCII_41"})
+        ):
+            start = before.start
+        text = query[start : token.end + 1]
+        if token.name == "SCONST":
+            text = text[1:-1].replace("''", "'")
+        out.append(text)
+    return tuple(out)
+
+
+class _Matcher:
+    """Logged statement texts to queryids, by fingerprint, each text parsed once."""
+
+    def __init__(self, statements: list[SourceStatement]) -> None:
+        self.by_print: dict[str, SourceStatement] = {}
+        for s in statements:
+            printed = _print(s.query)
+            if printed is not None:
+                self.by_print.setdefault(printed, s)
+        self.seen: dict[str, SourceStatement | None] = {}
+
+    def __call__(self, query: str) -> SourceStatement | None:
+        if query not in self.seen:
+            printed = _print(query)
+            self.seen[query] = self.by_print.get(printed) if printed else None
+            if len(self.seen) > 100_000:  # texts with literals: each one new
+                self.seen.clear()
+        return self.seen[query]
+
+
+def _print(query: str) -> str | None:
+    try:
+        return str(fingerprint(query))
+    except ParseError:
+        return None
+
+
+def capture_of(logged: list[LoggedStatement], statements: list[SourceStatement]) -> Capture:
+    """The capture of `logged`, its statements matched to the source's `statements`."""
+    match = _Matcher(statements)
+    capture = Capture()
+    open_: dict[str, list[str] | None] = {}  # session -> its open transaction
+    first: dict[str, int] = {}
+    last: dict[str, int] = {}
+    for index, entry in enumerate(logged):
+        first.setdefault(entry.session, index)
+        last[entry.session] = index
+        if OPEN.match(entry.query):
+            open_[entry.session] = []
+            continue
+        if CLOSE.match(entry.query):
+            running = open_.pop(entry.session, None)
+            if entry.query.strip().lower().startswith(("rollback", "abort")):
+                capture.rolled_back += 1
+            if running:
+                capture.transactions[Transaction(tuple(running), True)] += 1
+            continue
+        capture.statements += 1
+        capture.prepared += entry.prepared
+        source = match(entry.query)
+        if source is None:
+            capture.unmatched[entry.query[:200]] += 1
+            continue
+        capture.values.setdefault(source.queryid, []).append(_values(entry, source))
+        running = open_.get(entry.session)
+        if running is not None:
+            running.append(source.queryid)
+        else:
+            capture.transactions[Transaction((source.queryid,), False)] += 1
+    capture.sessions = _most_at_once(first, last)
+    return capture
+
+
+def _values(entry: LoggedStatement, source: SourceStatement) -> Values:
+    if entry.prepared or entry.values:
+        return dict(entry.values)
+    literals = literal_values(entry.query)
+    wanted = sorted({int(n) for n in PARAM.findall(source.query)})
+    if literals is None or len(literals) != len(wanted):
+        return {}  # pg_stat_statements kept some constant: values not told apart
+    return dict(zip(wanted, literals, strict=True))
+
+
+def _most_at_once(first: dict[str, int], last: dict[str, int]) -> int:
+    events = [(i, 1) for i in first.values()] + [(i, -1) for i in last.values()]
+    most = running = 0
+    for _, step in sorted(events, key=lambda e: (e[0], -e[1])):
+        running += step
+        most = max(most, running)
+    return most

@@ -1,0 +1,104 @@
+"""The replay of a log capture's transactions as pgbench scripts (pure).
+
+Each captured transaction is the sequence of its replayed statements (a DELETE
+of a key followed by the INSERT of it is one step, with one key). Transactions
+of one kind (between BEGIN and COMMIT or alone) and one number of steps make one
+script, weighted by how many the capture holds: step by step, the statement the
+capture ran at that step, drawn by how often it did. Where every transaction of
+a length is the same sequence, the script is that sequence; where the same
+sequence runs on one of several tables (sysbench picks a table per step), each
+step draws the table as the capture's calls did. At most MAX_SCRIPTS scripts:
+the rarest lengths are left out, and their share said.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from ..words import plural
+from .capture import Capture
+from .scripts import Block, Choice, Script, pick, weights_of
+
+MAX_SCRIPTS = 100  # pgbench takes at most 128 scripts
+
+
+@dataclass(frozen=True)
+class Steps:
+    """How the replay runs a capture's statements: its blocks by queryid; DELETE
+    blocks whose next statement, when it inserts the key they deleted, goes with
+    them (delete name -> the INSERT's block, with the key); the INSERT's block
+    when it runs alone (a new key)."""
+
+    blocks: dict[str, Block]  # queryid -> block
+    pairs: dict[str, Block]  # DELETE block name -> its paired INSERT block
+    alone: dict[str, Block]  # INSERT block name -> the block it runs alone
+
+
+@dataclass(frozen=True)
+class CapturedScripts:
+    scripts: tuple[Script, ...]
+    transactions: int  # replayed, of the capture's
+    left_out: int  # transactions of lengths past MAX_SCRIPTS, or with nothing replayed
+    statements_per_transaction: float
+
+
+def _steps(queryids: tuple[str, ...], steps: Steps) -> tuple[Choice, ...]:
+    names = [steps.blocks[q] for q in queryids if q in steps.blocks]
+    out: list[Choice] = []
+    i = 0
+    while i < len(names):
+        here = names[i]
+        paired = steps.pairs.get(here.name)
+        if paired is not None and i + 1 < len(names) and names[i + 1].name == paired.name:
+            out.append(Choice(f"{here.name}_{paired.name}", 0, here.lines + paired.lines, 2))
+            i += 2
+            continue
+        own = steps.alone.get(here.name, here)
+        out.append(Choice(here.name, 0, own.lines))
+        i += 1
+    return tuple(out)
+
+
+def captured_scripts(capture: Capture, steps: Steps) -> CapturedScripts:
+    """One script per kind and length of the capture's transactions."""
+    groups: dict[tuple[bool, int], list[Counter[Choice]]] = {}
+    counts: Counter[tuple[bool, int]] = Counter()
+    left_out = 0
+    for transaction, count in capture.transactions.items():
+        sequence = _steps(transaction.queryids, steps)
+        if not sequence:
+            left_out += count
+            continue
+        key = (transaction.explicit, len(sequence))
+        positions = groups.setdefault(key, [Counter() for _ in sequence])
+        for position, choice in zip(positions, sequence, strict=True):
+            position[choice] += count
+        counts[key] += count
+    kept = counts.most_common(MAX_SCRIPTS)
+    left_out += sum(counts.values()) - sum(n for _, n in kept)
+    scripts: list[Script] = []
+    statements = 0.0
+    for (explicit, length), count in kept:
+        lines = [
+            f"-- {plural(count, 'captured transaction')} of {plural(length, 'step')}"
+            + (", between BEGIN and COMMIT" if explicit else ", each statement alone")
+        ]
+        lines += ["BEGIN;"] if explicit else []
+        for position in groups[(explicit, length)]:
+            items = [Choice(c.name, n, c.lines, c.statements) for c, n in position.most_common()]
+            lines += pick(items, weights_of(items))
+            per_step = sum(c.statements * n for c, n in position.items())
+            statements += count * per_step / sum(position.values())
+        lines += ["COMMIT;"] if explicit else []
+        name = f"{'tx' if explicit else 'alone'}{length:02d}"
+        scripts.append(Script(name, count, "\n".join(lines) + "\n"))
+    replayed = sum(n for _, n in kept)
+    return CapturedScripts(
+        tuple(_scaled(scripts)), replayed, left_out, statements / replayed if replayed else 0.0
+    )
+
+
+def _scaled(scripts: list[Script]) -> list[Script]:
+    items = [Choice(s.name, s.weight, ()) for s in scripts]
+    return [Script(s.name, w, s.text) for s, w in zip(scripts, weights_of(items), strict=True)]

@@ -1,0 +1,229 @@
+"""A PostgreSQL server log as the statements its sessions ran, with their values
+(pure: text in, records out).
+
+A capture is a log written with `log_min_duration_statement = 0` (or
+`log_statement = 'all'`): each statement a line, `statement: ...` for the simple
+protocol (its values are the literals in its text), `execute NAME: ...` for
+prepared statements, whose values are in the line's detail, `Parameters: $1 =
+'...'` (`log_parameter_max_length`, -1 by default, must not be 0). Three formats:
+
+- csvlog and jsonlog (`log_destination`), which carry the session id and the
+  application name in fields of their own;
+- stderr, whose `log_line_prefix` must hold `%c` (the session id) or `%p` (the
+  process id) to tell sessions apart; a multi-line statement continues on lines
+  that begin with a tab, and the detail comes as a `DETAIL:` line of its own.
+
+The parse and bind lines of the extended protocol are left out (the execute line
+is the statement's run), as are pgopt's own sessions (application name `pgopt`).
+pgreplay and pgbadger read the same lines; this reader learns from them, keeps
+jsonlog (which pgreplay does not read) and hands the statements to the
+synthesis, which replays them with pgbench rather than once at their timing.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from dataclasses import dataclass
+
+CSV_FIELDS = 23  # csvlog has 23 fields (PostgreSQL 13) to 26 (14 and later)
+CSV_SESSION, CSV_SEVERITY, CSV_MESSAGE, CSV_DETAIL, CSV_APPLICATION = 5, 11, 13, 14, 22
+RUN = re.compile(
+    r"^(?:duration: (?P<ms>[\d.]+) ms\s+)?(?:statement: |execute (?P<name>[^:]*): )(?P<query>.*)\Z",
+    re.S,
+)
+PARAMETER = re.compile(r"\$(\d+) = (NULL|'(?:[^']|'')*')")
+NEEDS = (
+    "a capture needs log_min_duration_statement = 0 (or log_statement = 'all'), "
+    "log_parameter_max_length = -1 (the default), and, for a stderr log, a "
+    "log_line_prefix with %c or %p (e.g. '%m [%p] %c ')"
+)
+
+
+class LogError(ValueError):
+    """The log cannot be read as a capture; the message says why, in one line."""
+
+
+@dataclass(frozen=True)
+class LoggedStatement:
+    session: str
+    query: str
+    prepared: bool  # run with the extended protocol: its values are `values`
+    values: dict[int, str | None]  # $n -> its text value (None: NULL)
+    ms: float | None  # its duration, where the log has it
+
+
+@dataclass(frozen=True)
+class _Entry:
+    session: str
+    severity: str
+    message: str
+    detail: str
+    application: str
+
+
+def read_log(text: str, prefix: str | None = None) -> list[LoggedStatement]:
+    """The statements of a csvlog, jsonlog or stderr log, in the log's order;
+    `prefix`: the source's log_line_prefix (a stderr log needs it)."""
+    head = text.lstrip()[:1]
+    if not head:
+        raise LogError(f"the log is empty: {NEEDS}")
+    if head == "{":
+        entries = _json_entries(text)
+    elif re.match(r"\d{4}-\d\d-\d\d [\d:.]+ \S+,", text.lstrip()):
+        entries = _csv_entries(text)
+    else:
+        entries = _stderr_entries(text, prefix)
+    statements = []
+    for entry in entries:
+        if entry.severity != "LOG" or entry.application.startswith("pgopt"):
+            continue
+        run = RUN.match(entry.message)
+        if run is None:
+            continue
+        prepared = run.group("name") is not None
+        values = _values(entry.detail)
+        if prepared and "$1" in run.group("query") and not values:
+            raise LogError(
+                "the log's prepared statements come without their values (no "
+                f"'Parameters:' detail): {NEEDS}"
+            )
+        ms = float(run.group("ms")) if run.group("ms") else None
+        statements.append(
+            LoggedStatement(entry.session, run.group("query").strip(), prepared, values, ms)
+        )
+    if not statements:
+        raise LogError(f"the log holds no statement a session ran: {NEEDS}")
+    return statements
+
+
+def _values(detail: str) -> dict[int, str | None]:
+    if not detail.startswith("Parameters: "):
+        return {}
+    out: dict[int, str | None] = {}
+    for n, value in PARAMETER.findall(detail):
+        out[int(n)] = None if value == "NULL" else value[1:-1].replace("''", "'")
+    return out
+
+
+def _csv_entries(text: str) -> list[_Entry]:
+    out = []
+    for row in csv.reader(io.StringIO(text)):
+        if len(row) < CSV_FIELDS:
+            raise LogError(f"a csvlog line has {len(row)} fields, not {CSV_FIELDS} or more")
+        out.append(
+            _Entry(
+                row[CSV_SESSION],
+                row[CSV_SEVERITY],
+                row[CSV_MESSAGE],
+                row[CSV_DETAIL],
+                row[CSV_APPLICATION],
+            )
+        )
+    return out
+
+
+def _json_entries(text: str) -> list[_Entry]:
+    out = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise LogError(f"jsonlog line {number} is not JSON: {e.msg}") from None
+        if not isinstance(record, dict) or "message" not in record:
+            raise LogError(f"jsonlog line {number} has no 'message': not a PostgreSQL jsonlog")
+        out.append(
+            _Entry(
+                str(record.get("session_id") or record.get("pid") or ""),
+                str(record.get("error_severity", "")),
+                str(record["message"]),
+                str(record.get("detail", "")),
+                str(record.get("application_name", "")),
+            )
+        )
+    return out
+
+
+PREFIX_ESCAPES = {
+    "a": r"(?P<a>.*?)",
+    "u": r"\S*?",
+    "d": r"\S*?",
+    "r": r"\S*?",
+    "h": r"\S*?",
+    "b": r".*?",
+    "p": r"(?P<p>\d+)",
+    "P": r"\d*",
+    "t": r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+",
+    "m": r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ \S+",
+    "n": r"[\d.]+",
+    "i": r".*?",
+    "e": r"[0-9A-Z]{5}",
+    "c": r"(?P<c>[0-9a-f]+\.[0-9a-f]+)",
+    "l": r"\d+",
+    "s": r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+",
+    "v": r"[\d/]*",
+    "x": r"\d+",
+    "Q": r"-?\d+",
+    "q": "",
+}
+
+
+def prefix_pattern(prefix: str) -> re.Pattern[str]:
+    """A regular expression for log lines written with `log_line_prefix`, then the
+    severity and the message."""
+    parts, i = [], 0
+    while i < len(prefix):
+        escape = re.match(r"%-?\d*([a-zA-Z%])", prefix[i:])
+        if prefix[i] == "%" and escape:
+            letter = escape.group(1)
+            part = re.escape("%") if letter == "%" else PREFIX_ESCAPES.get(letter, r".*?")
+            parts.append(rf"\s*{part}\s*" if escape.group(0)[1:-1] else part)
+            i += len(escape.group(0))
+        else:
+            parts.append(re.escape(prefix[i]))
+            i += 1
+    return re.compile("^" + "".join(parts) + r"(?P<severity>[A-Z]+):  (?P<message>.*)$")
+
+
+def _stderr_entries(text: str, prefix: str | None) -> list[_Entry]:
+    if prefix is None:
+        raise LogError("the log is not csvlog or jsonlog, and its log_line_prefix is not known")
+    if "%c" not in prefix and "%p" not in prefix:
+        raise LogError(
+            f"log_line_prefix {prefix!r} has neither %c nor %p: the sessions cannot be "
+            f"told apart; {NEEDS}"
+        )
+    pattern = prefix_pattern(prefix)
+    entries: list[dict[str, str]] = []
+    last_of: dict[str, dict[str, str]] = {}
+    for line in text.splitlines():
+        if line.startswith("\t") and entries:
+            entries[-1]["message"] += "\n" + line[1:]
+            continue
+        match = pattern.match(line)
+        if match is None:
+            continue
+        groups = match.groupdict()
+        session = groups.get("c") or groups.get("p") or ""
+        if match.group("severity") == "DETAIL" and session in last_of:
+            last_of[session]["detail"] = match.group("message")
+            continue
+        entry = {
+            "session": session,
+            "severity": match.group("severity"),
+            "message": match.group("message"),
+            "detail": "",
+            "application": groups.get("a") or "",
+        }
+        entries.append(entry)
+        last_of[session] = entry
+    if not entries:
+        raise LogError(
+            f"no line of the log starts with its log_line_prefix {prefix!r}: a log in "
+            "another format, or written with another prefix"
+        )
+    return [_Entry(**e) for e in entries]

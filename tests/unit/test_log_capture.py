@@ -1,0 +1,171 @@
+"""A log capture without a server: the three log formats read alike (real lines of
+sysbench's oltp_read_write, logged by PostgreSQL 18 with log_min_duration_statement
+= 0), bad logs refused with what a capture needs, statements matched to
+pg_stat_statements with their values (bind parameters or literals), and
+transactions replayed with their statements together, in order."""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from pgopt.ab.capture import capture_of, literal_values
+from pgopt.ab.catalog import SourceStatement
+from pgopt.ab.draws import DRAW, Span, pool_from_values, sample
+from pgopt.ab.log_reader import LogError, prefix_pattern, read_log
+from pgopt.ab.synthesize import select, synthesize
+from tests.unit.test_ab_synthesis import CATALOG, POOLS
+
+LOGS = Path(__file__).parent.parent / "data" / "logs"
+PREFIX = "%m [%p] %c "
+
+
+def test_csvlog_jsonlog_and_stderr_read_as_the_same_statements() -> None:
+    read = {
+        name: read_log((LOGS / f"sysbench-oltp_read_write.{name}").read_text(), PREFIX)
+        for name in ("csv", "json", "stderr")
+    }
+    assert read["csv"] == read["json"] == read["stderr"]
+    statements = read["csv"]
+    # one session's transaction: BEGIN, 18 statements, COMMIT; parse and bind lines out
+    assert statements[0].query == "BEGIN" and statements[-1].query == "COMMIT"
+    assert len(statements) == 20 and len({s.session for s in statements}) == 1
+    ranges = [s for s in statements if "BETWEEN" in s.query]
+    assert ranges and all(s.prepared for s in statements)
+    low, high = ranges[0].values[1], ranges[0].values[2]
+    assert low is not None and high is not None and int(high) - int(low) == 99
+
+
+def test_a_stderr_prefix_reads_its_session_and_application() -> None:
+    pattern = prefix_pattern("%t [%p]: [%l-1] user=%u,db=%d,app=%a %c ")
+    line = (
+        "2026-11-26 20:07:58 UTC [731]: [5-1] user=app,db=shop,app=psql 6b08919e.2db "
+        "LOG:  duration: 0.1 ms  statement: select 1"
+    )
+    match = pattern.match(line)
+    assert match is not None
+    assert (match["p"], match["a"], match["c"]) == ("731", "psql", "6b08919e.2db")
+    assert match["message"] == "duration: 0.1 ms  statement: select 1"
+
+
+def test_a_multi_line_statement_and_pgopts_own_sessions() -> None:
+    text = (
+        "2026-11-26 20:00:00.000 UTC [7] 1.a LOG:  statement: select *\n"
+        "\tfrom orders where id = 5\n"
+        "2026-11-26 20:00:00.001 UTC [8] 1.b LOG:  execute <unnamed>: select $1\n"
+        "2026-11-26 20:00:00.001 UTC [8] 1.b DETAIL:  Parameters: $1 = 'it''s', $2 = NULL\n"
+    )
+    first, second = read_log(text, PREFIX)
+    assert first.query == "select *\nfrom orders where id = 5" and not first.prepared
+    assert second.values == {1: "it's", 2: None} and second.session == "1.b"
+    jsonlog = '{"session_id":"1.c","error_severity":"LOG","message":"statement: select 2"}\n'
+    ours = jsonlog.replace('"LOG"', '"LOG","application_name":"pgopt ab"')
+    assert len(read_log(jsonlog + ours)) == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "prefix", "says"),
+    [
+        ("", PREFIX, "the log is empty"),
+        ("hello\nworld\n", PREFIX, "no line of the log starts with its log_line_prefix"),
+        ("2026-11-26 LOG:  statement: select 1\n", "%m ", "neither %c nor %p"),
+        ("2026-11-26 LOG:  statement: select 1\n", None, "log_line_prefix is not known"),
+        ('{"message": "x"}\n{oops\n', None, "jsonlog line 2 is not JSON"),
+        ('{"a": 1}\n', None, "has no 'message'"),
+        (
+            '{"session_id":"1.a","error_severity":"LOG","message":"duration: 0.1 ms  '
+            'execute s1: select $1"}\n',
+            None,
+            "without their values",
+        ),
+        (
+            '{"session_id":"1.a","error_severity":"LOG","message":"checkpoint complete"}\n',
+            None,
+            "holds no statement a session ran",
+        ),
+    ],
+)
+def test_a_log_that_is_no_capture_says_what_a_capture_needs(
+    text: str, prefix: str | None, says: str
+) -> None:
+    with pytest.raises(LogError, match=re.escape(says)):
+        read_log(text, prefix)
+
+
+def test_literals_are_the_values_in_the_order_pg_stat_statements_numbers_them() -> None:
+    assert literal_values("update t set k = k + 1, c = 'a''b' where id = -5 and x > 1.5e3") == (
+        "1",
+        "a'b",
+        "-5",
+        "1.5e3",
+    )
+    assert literal_values("select a-1 from t") == ("1",)
+
+
+def _stderr(session: str, lines: list[str]) -> list[str]:
+    return [f"2026-11-26 20:00:00.000 UTC [1] {session} LOG:  {line}" for line in lines]
+
+
+def test_three_sessions_replay_each_transaction_with_its_statements_together() -> None:
+    """Interleaved sessions: a read-then-write transaction, an insert alone, and a
+    delete of a key with the insert of it back, prepared and with literals."""
+    select_q = "select * from orders where id = $1"
+    update_q = "update orders set status = $1 where id = $2"
+    insert_q = "insert into orders (id, status) values ($1, $2)"
+    delete_q = "delete from orders where id = $1"
+    one = _stderr("1.a", ["statement: BEGIN", "statement: select * from orders where id = 42"])
+    one += _stderr("1.a", ["statement: update orders set status = 'paid' where id = 42"])
+    one += _stderr("1.a", ["statement: COMMIT"])
+    two = _stderr("1.b", ["execute s1: insert into orders (id, status) values ($1, $2)"])
+    two.append("2026-11-26 20:00:00.000 UTC [1] 1.b DETAIL:  Parameters: $1 = '7', $2 = 'new'")
+    three = _stderr("1.c", ["statement: BEGIN", "statement: delete from orders where id = 9"])
+    three += _stderr("1.c", ["statement: insert into orders (id, status) values (9, 'x')"])
+    three += _stderr("1.c", ["statement: COMMIT"])
+    # the sessions' lines interleaved as concurrent sessions write them
+    interleaved = [line for trio in zip(one, two + two, three, strict=True) for line in trio]
+    logged = read_log("\n".join(interleaved) + "\n", PREFIX)
+    statements = [
+        SourceStatement(str(i), q, 100, 10.0, 100)
+        for i, q in enumerate((select_q, update_q, insert_q, delete_q))
+    ]
+    capture = capture_of(logged, statements)
+    assert capture.sessions == 3 and not capture.unmatched
+    assert capture.values["0"] == [{1: "42"}] and capture.values["1"] == [{1: "paid", 2: "42"}]
+    assert capture.values["2"].count({1: "7", 2: "new"}) == 2
+    assert {1: "9", 2: "x"} in capture.values["2"]
+    synthesis = synthesize(select(statements, CATALOG, 1.0), CATALOG, POOLS, capture=capture)
+    names = {b.statement.query: b.name for b in synthesis.blocks}
+    scripts = {s.name: s.text for s in synthesis.scripts}
+    assert set(scripts) == {"tx02", "tx01", "alone01"}
+    both = scripts["tx02"]  # the read, then the write, between BEGIN and COMMIT
+    read, write = both.index(f"pgopt {names[select_q]} "), both.index(f"pgopt {names[update_q]} ")
+    assert both.index("BEGIN;") < read < write < both.index("COMMIT;")
+    assert "\\if" not in both  # one transaction of that kind: its statements as they ran
+    pair = scripts["tx01"]  # the delete of a key and the insert of it back: one step
+    assert pair.index(f"pgopt {names[delete_q]} ") < pair.index(f"pgopt {names[insert_q]} ")
+    assert ":pgopt_key" in pair and "nextval(" not in pair
+    alone = scripts["alone01"]  # the insert alone: a new key, in no transaction block
+    assert "nextval(" in alone and "BEGIN" not in alone
+    weights = {s.name: s.weight for s in synthesis.scripts}
+    assert weights["alone01"] == 2 * weights["tx02"] == 2 * weights["tx01"]
+    assert "transactions as the log capture ran them" in synthesis.shape
+
+
+def test_captured_values_are_drawn_at_their_frequencies() -> None:
+    rng = random.Random(44)
+    hot = ["50"] * 600
+    rest = [str(rng.randint(1, 10_000)) for _ in range(400)]
+    pool = pool_from_values(hot + rest, "integer")
+    assert pool.values == (("50", 0.6),)
+    span = Span(pool, "integer", 0.0, 2, width=100)
+    draws = [sample(span, rng) for _ in range(DRAW // 2)]
+    share_hot = sum(low == "50" for low, _ in draws) / len(draws)
+    assert 0.55 <= share_hot <= 0.65
+    assert all(int(high) - int(low) == 99 for low, high in draws)
+    cold = sorted(int(low) for low, _ in draws if low != "50")
+    assert cold[0] >= 1 and cold[-1] <= 10_000
+    text = pool_from_values(["a", "b", "a"], "text")
+    assert text.values == (("a", 2 / 3), ("b", 1 / 3))
