@@ -216,3 +216,43 @@ def test_a_replay_with_ranges_too_wide_is_unfaithful(
         for r in fidelity["reasons"]
     )
     assert "Replay unfaithful" in (out / "report.md").read_text()
+
+
+LOGS = Path(__file__).parent.parent / "data" / "logs"
+
+
+@pytest.mark.parametrize(
+    ("log", "says"),
+    [
+        ("missing.log", "cannot read the log capture"),
+        ("another.log", "no line of the log starts with its log_line_prefix"),
+        ("no-values.json", "come without their values"),
+        ("another-database.json", "none of its 1 statements is in the source's"),
+    ],
+)
+def test_a_log_that_is_no_capture_of_the_source_is_one_clear_error(
+    log: str,
+    says: str,
+    sysbench_db: str,
+    tmp_path: Path,
+    workdir: Path,
+    capfd: pytest.CaptureFixture[str],
+) -> None:
+    texts = {
+        "another.log": "Nov 26 20:00:00 host kernel: eth0 link up\n",
+        "no-values.json": (LOGS / "sysbench-oltp_read_write.json")
+        .read_text()
+        .replace(',"detail":"Parameters:', ',"hint":"Parameters:'),
+        "another-database.json": '{"session_id":"1.a","error_severity":"LOG",'
+        '"message":"statement: select id from orders where id = 5"}\n',
+    }
+    path = tmp_path / log
+    if log in texts:
+        path.write_text(texts[log])
+    out = tmp_path / "out"
+    command = ["ab", "--source-dsn", sysbench_db, "--synthesize", "--source-log", str(path)]
+    command += ["--b-setting", "synchronous_commit=off", "--workdir", str(workdir)]
+    assert main([*command, "--out", str(out)]) == 2
+    (line,) = capfd.readouterr().err.strip().splitlines()
+    assert line.startswith("pgopt: error: ") and says in line, line
+    assert not out.exists()  # nothing half-written
