@@ -24,9 +24,13 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from sys import intern
+from typing import TextIO
 
 CSV_FIELDS = 23  # csvlog has 23 fields (PostgreSQL 13) to 26 (14 and later)
 CSV_SESSION, CSV_SEVERITY, CSV_MESSAGE, CSV_DETAIL, CSV_APPLICATION = 5, 11, 13, 14, 22
@@ -64,18 +68,22 @@ class _Entry:
     application: str
 
 
-def read_log(text: str, prefix: str | None = None) -> list[LoggedStatement]:
-    """The statements of a csvlog, jsonlog or stderr log, in the log's order;
-    `prefix`: the source's log_line_prefix (a stderr log needs it)."""
-    head = text.lstrip()[:1]
-    if not head:
+def read_log(log: str | TextIO, prefix: str | None = None) -> list[LoggedStatement]:
+    """The statements of a csvlog, jsonlog or stderr log (its text, or a file open
+    with newline=''), in the log's order, read line by line; `prefix`: the source's
+    log_line_prefix (a stderr log needs it)."""
+    lines = io.StringIO(log) if isinstance(log, str) else log
+    first = next((line for line in lines if line.strip()), "")
+    if not first:
         raise LogError(f"the log is empty: {NEEDS}")
-    if head == "{":
-        entries = _json_entries(text)
-    elif re.match(r"\d{4}-\d\d-\d\d [\d:.]+ \S+,", text.lstrip()):
-        entries = _csv_entries(text)
+    rest = itertools.chain([first], lines)
+    entries: Iterable[_Entry]
+    if first.lstrip().startswith("{"):
+        entries = _json_entries(rest)
+    elif re.match(r"\d{4}-\d\d-\d\d [\d:.]+ \S+,", first):
+        entries = _csv_entries(rest)
     else:
-        entries = _stderr_entries(text, prefix)
+        entries = _stderr_entries(rest, prefix)
     statements = []
     for entry in entries:
         if entry.severity != "LOG" or entry.application.startswith("pgopt"):
@@ -91,9 +99,8 @@ def read_log(text: str, prefix: str | None = None) -> list[LoggedStatement]:
                 f"'Parameters:' detail): {NEEDS}"
             )
         ms = float(run.group("ms")) if run.group("ms") else None
-        statements.append(
-            LoggedStatement(entry.session, run.group("query").strip(), prepared, values, ms)
-        )
+        query = intern(run.group("query").strip())  # a prepared text repeats: kept once
+        statements.append(LoggedStatement(intern(entry.session), query, prepared, values, ms))
     if not statements:
         raise LogError(f"the log holds no statement a session ran: {NEEDS}")
     return statements
@@ -108,26 +115,21 @@ def _values(detail: str) -> dict[int, str | None]:
     return out
 
 
-def _csv_entries(text: str) -> list[_Entry]:
-    out = []
-    for row in csv.reader(io.StringIO(text)):
+def _csv_entries(lines: Iterable[str]) -> Iterator[_Entry]:
+    for row in csv.reader(lines):
         if len(row) < CSV_FIELDS:
             raise LogError(f"a csvlog line has {len(row)} fields, not {CSV_FIELDS} or more")
-        out.append(
-            _Entry(
-                row[CSV_SESSION],
-                row[CSV_SEVERITY],
-                row[CSV_MESSAGE],
-                row[CSV_DETAIL],
-                row[CSV_APPLICATION],
-            )
+        yield _Entry(
+            row[CSV_SESSION],
+            row[CSV_SEVERITY],
+            row[CSV_MESSAGE],
+            row[CSV_DETAIL],
+            row[CSV_APPLICATION],
         )
-    return out
 
 
-def _json_entries(text: str) -> list[_Entry]:
-    out = []
-    for number, line in enumerate(text.splitlines(), 1):
+def _json_entries(lines: Iterable[str]) -> Iterator[_Entry]:
+    for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
@@ -136,16 +138,13 @@ def _json_entries(text: str) -> list[_Entry]:
             raise LogError(f"jsonlog line {number} is not JSON: {e.msg}") from None
         if not isinstance(record, dict) or "message" not in record:
             raise LogError(f"jsonlog line {number} has no 'message': not a PostgreSQL jsonlog")
-        out.append(
-            _Entry(
-                str(record.get("session_id") or record.get("pid") or ""),
-                str(record.get("error_severity", "")),
-                str(record["message"]),
-                str(record.get("detail", "")),
-                str(record.get("application_name", "")),
-            )
+        yield _Entry(
+            str(record.get("session_id") or record.get("pid") or ""),
+            str(record.get("error_severity", "")),
+            str(record["message"]),
+            str(record.get("detail", "")),
+            str(record.get("application_name", "")),
         )
-    return out
 
 
 PREFIX_ESCAPES = {
@@ -189,7 +188,9 @@ def prefix_pattern(prefix: str) -> re.Pattern[str]:
     return re.compile("^" + "".join(parts) + r"(?P<severity>[A-Z]+):  (?P<message>.*)$")
 
 
-def _stderr_entries(text: str, prefix: str | None) -> list[_Entry]:
+def _stderr_entries(lines: Iterable[str], prefix: str | None) -> Iterator[_Entry]:
+    """Each entry once the next line of its session has come (its DETAIL, if any,
+    comes before that), so only one entry a session is held."""
     if prefix is None:
         raise LogError("the log is not csvlog or jsonlog, and its log_line_prefix is not known")
     if "%c" not in prefix and "%p" not in prefix:
@@ -198,32 +199,36 @@ def _stderr_entries(text: str, prefix: str | None) -> list[_Entry]:
             f"told apart; {NEEDS}"
         )
     pattern = prefix_pattern(prefix)
-    entries: list[dict[str, str]] = []
-    last_of: dict[str, dict[str, str]] = {}
-    for line in text.splitlines():
-        if line.startswith("\t") and entries:
-            entries[-1]["message"] += "\n" + line[1:]
+    pending: dict[str, dict[str, str]] = {}  # session -> its last entry, not yet given
+    last: dict[str, str] | None = None
+    seen = 0
+    for raw in lines:
+        line = raw.rstrip("\r\n")
+        if line.startswith("\t") and last is not None:
+            last["message"] += "\n" + line[1:]
             continue
         match = pattern.match(line)
         if match is None:
             continue
+        seen += 1
         groups = match.groupdict()
         session = groups.get("c") or groups.get("p") or ""
-        if match.group("severity") == "DETAIL" and session in last_of:
-            last_of[session]["detail"] = match.group("message")
+        if match.group("severity") == "DETAIL" and session in pending:
+            pending[session]["detail"] = match.group("message")
             continue
-        entry = {
+        if session in pending:
+            yield _Entry(**pending.pop(session))
+        last = pending[session] = {
             "session": session,
             "severity": match.group("severity"),
             "message": match.group("message"),
             "detail": "",
             "application": groups.get("a") or "",
         }
-        entries.append(entry)
-        last_of[session] = entry
-    if not entries:
+    if not seen:
         raise LogError(
             f"no line of the log starts with its log_line_prefix {prefix!r}: a log in "
             "another format, or written with another prefix"
         )
-    return [_Entry(**e) for e in entries]
+    for entry in pending.values():
+        yield _Entry(**entry)

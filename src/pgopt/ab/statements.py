@@ -142,7 +142,7 @@ def _capture(
     prefix = str(_rows(conn, "select current_setting('log_line_prefix') as p")[0]["p"])
     try:
         with log.open(encoding="utf-8", errors="replace", newline="") as f:
-            logged = read_log(f.read(), prefix)
+            logged = read_log(f, prefix)
     except OSError as e:
         raise UsageError(f"cannot read the log capture {log}: {e.strerror or e}") from None
     except LogError as e:
