@@ -199,9 +199,9 @@ def test_a_replay_with_ranges_too_wide_is_unfaithful(
     """The draws of issue 44's replay: ranges a hundred times the source's rows a call."""
     sized = parameters._span_rows
 
-    def too_wide(*args: Any) -> tuple[float, str]:
-        rows, why = sized(*args)
-        return rows * 100, why + ", made a hundred times wider (this test)"
+    def too_wide(*args: Any) -> parameters.Sizing:
+        rows, why, assumed = sized(*args)
+        return parameters.Sizing(rows * 100, why + ", a hundred times wider (this test)", assumed)
 
     monkeypatch.setattr(parameters, "_span_rows", too_wide)
     out = tmp_path / "out"

@@ -297,3 +297,18 @@ def test_a_delete_and_an_insert_of_one_key_go_together() -> None:
     assert synthesis.shape.startswith("transactions of 3 statements")
     notes = "\n".join(a for b in synthesis.blocks for a in b.assumptions)
     assert "each DELETE of a key is taken to be followed by an INSERT of it" in notes
+
+
+def test_a_range_whose_source_scanned_the_whole_table_has_a_width_said_to_be_a_guess() -> None:
+    """Aggregates over ranges (one row a call): on the source, one read its range through
+    an index (4 blocks a call: its width follows), the other scanned all 10 pages of
+    the table each call, which says nothing of its ranges' width."""
+    query = "select count(*) from orders where id between $1 and $2"
+    scans = SourceStatement("1", query, 10, 5.0, 10, 100)
+    indexed = SourceStatement("2", query.replace("count(*)", "sum(id)"), 10, 5.0, 10, 40)
+    synthesis = synthesize(select([scans, indexed], CATALOG, 1.0), CATALOG, POOLS)
+    by_id = {b.statement.queryid: b for b in synthesis.blocks}
+    assert "is a guess" in by_id["1"].unverified
+    assert any("read the whole table" in a for a in by_id["1"].assumptions)
+    assert not by_id["2"].unverified
+    assert any("100 rows a call, from the source's 4 blocks" in a for a in by_id["2"].assumptions)

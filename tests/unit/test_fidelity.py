@@ -106,3 +106,18 @@ def test_runs_without_the_replays_statements_are_unfaithful() -> None:
     fidelity = assess(spec(), [Run(rep=1, value=1.0, stats={})])
     assert fidelity.verdict == "unfaithful"
     assert all(s.replay_calls == 0 for s in fidelity.statements)
+
+
+def test_a_guess_the_figures_cannot_confirm_is_never_called_faithful() -> None:
+    """sysbench's select_random_ranges on a table without an index on k: each call
+    scans the table, so its rows and blocks match whatever width the ranges have."""
+    q01 = SOURCE[0]
+    guessed = SourceFigures(
+        q01.name, q01.query, q01.calls, q01.total_ms, q01.rows, q01.blocks, q01.share,
+        "the width of its range ($1) is a guess",
+    )  # fmt: skip
+    fidelity = assess(spec(statements=(guessed, *SOURCE[1:])), [run()])
+    first = fidelity.statements[0]
+    assert not first.within and "is a guess" in first.why
+    assert fidelity.verdict != "faithful"
+    assert any("q01: the width of its range ($1) is a guess" in r for r in fidelity.reasons)

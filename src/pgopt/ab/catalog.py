@@ -62,6 +62,9 @@ class Catalog:
         columns = self.columns(table)
         return sorted(columns, key=lambda name: columns[name].position)
 
+    def pages(self, table: Table) -> float:
+        return self.sizes.get(self.key(table) or ("", ""), (0.0, 0.0))[1]
+
     def rows_per_page(self, table: Table) -> float:
         rows, pages = self.sizes.get(self.key(table) or ("", ""), (0.0, 0.0))
         return rows / pages if pages else 0.0

@@ -66,6 +66,7 @@ class Span:
     rows: float  # wanted per call
     high: int  # the parameter of the high end
     width: int = 0  # a width captured from the source's calls, for every arm (0: sized)
+    assumed: bool = False  # `rows` is a guess: nothing the source keeps tells it
 
 
 @dataclass(frozen=True)

@@ -88,11 +88,12 @@ def _statement(source: SourceFigures, replay: _Totals | None) -> StatementFideli
     if replay is None or replay.calls == 0:
         return StatementFidelity(
             source.name, source.query, source.share, source.calls, s_rows, s_ms, s_blocks,
-            0, None, None, None, judged, False, "it did not run in A's runs",
+            0, None, None, None, judged, False,
+            "; ".join(filter(None, ("it did not run in A's runs", source.unverified))),
         )  # fmt: skip
     r_rows, r_ms = replay.rows / replay.calls, replay.total_ms / replay.calls
     r_blocks = replay.blocks / replay.calls
-    why = []
+    why = [source.unverified] if source.unverified else []
     if not _within(r_rows, s_rows, THRESHOLDS["rows_ratio"], 0.5):
         why.append(f"{r_rows:.3g} rows a call against the source's {s_rows:.3g}")
     if not _within(r_ms, s_ms, THRESHOLDS["time_ratio"], THRESHOLDS["time_floor_ms"]):

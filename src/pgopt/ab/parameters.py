@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .catalog import Catalog, SourceStatement
 from .draws import (
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 KEYS_SCHEMA = "pgopt_replay"  # the copy's sequences of new keys
 DEFAULT_ROWS = 10  # a range's rows per call, when nothing says more
 INDEX_BLOCKS = 3  # blocks a call spends descending an index, not reading the range
+SCANNED = 0.5  # blocks a call of at least this share of the table's pages: a full scan
 WRITTEN = 8  # values drawn for a written column that no statement compares
 
 
@@ -47,17 +48,28 @@ def new_key(use: ColumnUse, catalog: Catalog) -> bool:
     return use.written and column is not None and column.unique
 
 
+class Sizing(NamedTuple):
+    """A range's rows per call, where that figure comes from, and whether it is a
+    guess the fidelity check cannot verify."""
+
+    rows: float
+    why: str
+    assumed: bool = False
+
+
 def _span_rows(
     candidate: Candidate,
     span_table: Table,
     column: str,
     catalog: Catalog,
     everything: tuple[SourceStatement, ...],
-) -> tuple[float, str]:
+) -> Sizing:
     """The rows a call of the range should read, and where that figure comes from."""
     st = candidate.statement
     if not candidate.shape.aggregates and st.rows_per_call >= 1:
-        return st.rows_per_call, f"{st.rows_per_call:.3g} rows a call, as the source's calls"
+        return Sizing(
+            st.rows_per_call, f"{st.rows_per_call:.3g} rows a call, as the source's calls"
+        )
     alike = []
     for other in everything:
         shape = shape_of(other.query, catalog.column_names)
@@ -67,18 +79,30 @@ def _span_rows(
             alike.append(other.rows_per_call)
     if alike:
         rows = statistics.median(alike)
-        return rows, (
+        return Sizing(
+            rows,
             f"{rows:.3g} rows a call, as the source's other ranges of {span_table.name}."
-            f"{column} returned (this one aggregates: its result is not what it reads)"
+            f"{column} returned (this one aggregates: its result is not what it reads)",
         )
     per_page = catalog.rows_per_page(span_table)
-    if per_page and st.blocks_per_call > INDEX_BLOCKS:
+    pages = catalog.pages(span_table)
+    scanned = pages > 0 and st.blocks_per_call >= SCANNED * pages
+    if per_page and st.blocks_per_call > INDEX_BLOCKS and not scanned:
         rows = (st.blocks_per_call - INDEX_BLOCKS) * per_page
-        return rows, (
+        return Sizing(
+            rows,
             f"{rows:.3g} rows a call, from the source's {st.blocks_per_call:.3g} blocks a "
-            f"call at {per_page:.3g} rows a page"
+            f"call at {per_page:.3g} rows a page",
         )
-    return DEFAULT_ROWS, f"{DEFAULT_ROWS} rows a call (assumed: nothing tells)"
+    if scanned:
+        return Sizing(
+            DEFAULT_ROWS,
+            f"{DEFAULT_ROWS} rows a call, assumed: the source's calls read the whole table "
+            f"({st.blocks_per_call:.3g} blocks a call of its {pages:.3g} pages), so neither "
+            "their rows nor their blocks tell how many rows a range holds",
+            True,
+        )
+    return Sizing(DEFAULT_ROWS, f"{DEFAULT_ROWS} rows a call (assumed: nothing tells)", True)
 
 
 def draws_of(
@@ -107,9 +131,11 @@ def draws_of(
         column = catalog.tables[key][span.column]
         pool = pools[(*key, span.column)]
         if column.type in INTEGER_TYPES and pool.ranges:
-            rows, why = _span_rows(candidate, span.table, span.column, catalog, everything)
-            draws[span.low] = Span(pool, column.type, rows, span.high)
-            notes[span.low] = f"range of {span.table.name}.{span.column} from {pool.origin}: {why}"
+            sized = _span_rows(candidate, span.table, span.column, catalog, everything)
+            draws[span.low] = Span(pool, column.type, sized.rows, span.high, assumed=sized.assumed)
+            notes[span.low] = (
+                f"range of {span.table.name}.{span.column} from {pool.origin}: {sized.why}"
+            )
             notes[span.high] = f"the range's high end: ${span.low} + its width - 1"
     drawn_highs = {s.high for s in candidate.shape.spans if s.low in draws}
     for n, use in sorted(candidate.shape.params.items()):

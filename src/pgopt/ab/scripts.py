@@ -29,6 +29,7 @@ class Block:
     time_share: float
     lines: tuple[str, ...]
     assumptions: tuple[str, ...]  # how each parameter is drawn, and what that assumes
+    unverified: str = ""  # a guess the fidelity check cannot see through, said
 
 
 @dataclass(frozen=True)
@@ -71,8 +72,22 @@ def block(
     # pg_stat_statements keeps the rest of the text as the first call sent it
     first, _, rest = body.rstrip(";").partition(" ")
     lines.append(f"{first} /* pgopt {name} */ {rest}{suffix};")
+    guessed = [n for n, d in sorted(draws.items()) if isinstance(d, Span) and d.assumed]
+    unverified = (
+        "the width of its range ($"
+        + ", $".join(map(str, guessed))
+        + ") is a guess that the source's rows and blocks a call cannot confirm: a change "
+        "to how it finds its rows (an index) is not measured faithfully"
+        if guessed
+        else ""
+    )
     return Block(
-        name, st, candidate.time_share, tuple(lines), tuple(notes[n] for n in sorted(notes))
+        name,
+        st,
+        candidate.time_share,
+        tuple(lines),
+        tuple(notes[n] for n in sorted(notes)),
+        unverified,
     )
 
 

@@ -46,6 +46,7 @@ def replay_spec(synthesis: Synthesis, ab: AbSpec, options: dict[str, Any]) -> Re
                 b.statement.rows,
                 b.statement.blocks,
                 b.time_share,
+                b.unverified,
             )
             for b in synthesis.blocks
         ),

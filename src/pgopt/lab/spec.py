@@ -162,6 +162,7 @@ class SourceFigures:
     rows: int
     blocks: int  # shared blocks hit and read
     share: float  # of the source's execution time
+    unverified: str = ""  # why the replay's work on it cannot be checked (a guess)
 
 
 @dataclass(frozen=True)
