@@ -3,6 +3,7 @@ runs against the source's figures, and the verdict by its stated thresholds."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from pgopt.ab.fidelity import THRESHOLDS, assess
@@ -121,3 +122,14 @@ def test_a_guess_the_figures_cannot_confirm_is_never_called_faithful() -> None:
     assert not first.within and "is a guess" in first.why
     assert fidelity.verdict != "faithful"
     assert any("q01: the width of its range ($1) is a guess" in r for r in fidelity.reasons)
+
+
+def test_the_replays_transactions_are_pgbenchs_not_the_servers_commits() -> None:
+    """A scan that runs in parallel: each worker's transaction is counted as a commit
+    too (pg_stat_database's xact_commit); pgbench counts the scripts' transactions."""
+    one = run(commits=3000)
+    assert one.stats is not None
+    one.stats["database"]["parallel_workers_launched"] = 1000
+    assert assess(spec(), [one]).replay_statements_per_commit == 1.0  # 2,000 calls
+    counted = replace(one, transactions=1000)
+    assert assess(spec(), [counted]).replay_statements_per_commit == 2.0

@@ -54,12 +54,19 @@ def _tag(query: str) -> str | None:
 
 
 def replay_totals(runs: Sequence[Run]) -> tuple[dict[str, _Totals], int]:
-    """Each tagged statement's totals over `runs`, and their commits."""
+    """Each tagged statement's totals over `runs`, and their transactions."""
     totals: dict[str, _Totals] = {}
     commits = 0
     for run in runs:
         stats: dict[str, Any] = run.stats or {}
-        commits += int(stats.get("database", {}).get("xact_commit", 0))
+        # each run of a replay's script is one transaction: pgbench's count is the
+        # commits; the server's xact_commit counts each parallel worker's too
+        if run.transactions is not None:
+            commits += run.transactions
+        else:
+            database = stats.get("database", {})
+            commits += int(database.get("xact_commit", 0))
+            commits -= int(database.get("parallel_workers_launched", 0))
         for row in stats.get("statements", ()):
             name = _tag(str(row.get("query", "")))
             if name is None:

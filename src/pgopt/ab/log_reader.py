@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from sys import intern
-from typing import TextIO
+from typing import Any, TextIO
 
 CSV_FIELDS = 23  # csvlog has 23 fields (PostgreSQL 13) to 26 (14 and later)
 CSV_SESSION, CSV_SEVERITY, CSV_MESSAGE, CSV_DETAIL, CSV_APPLICATION = 5, 11, 13, 14, 22
@@ -66,6 +66,7 @@ class _Entry:
     message: str
     detail: str
     application: str
+    position: int  # its line's place in the log: entries may be given out of order
 
 
 def read_log(log: str | TextIO, prefix: str | None = None) -> list[LoggedStatement]:
@@ -84,7 +85,7 @@ def read_log(log: str | TextIO, prefix: str | None = None) -> list[LoggedStateme
         entries = _csv_entries(rest)
     else:
         entries = _stderr_entries(rest, prefix)
-    statements = []
+    statements: list[tuple[int, LoggedStatement]] = []
     for entry in entries:
         if entry.severity != "LOG" or entry.application.startswith("pgopt"):
             continue
@@ -100,10 +101,12 @@ def read_log(log: str | TextIO, prefix: str | None = None) -> list[LoggedStateme
             )
         ms = float(run.group("ms")) if run.group("ms") else None
         query = intern(run.group("query").strip())  # a prepared text repeats: kept once
-        statements.append(LoggedStatement(intern(entry.session), query, prepared, values, ms))
+        logged = LoggedStatement(intern(entry.session), query, prepared, values, ms)
+        statements.append((entry.position, logged))
     if not statements:
         raise LogError(f"the log holds no statement a session ran: {NEEDS}")
-    return statements
+    statements.sort(key=lambda item: item[0])  # the log's order
+    return [logged for _, logged in statements]
 
 
 def _values(detail: str) -> dict[int, str | None]:
@@ -116,7 +119,7 @@ def _values(detail: str) -> dict[int, str | None]:
 
 
 def _csv_entries(lines: Iterable[str]) -> Iterator[_Entry]:
-    for row in csv.reader(lines):
+    for position, row in enumerate(csv.reader(lines)):
         if len(row) < CSV_FIELDS:
             raise LogError(f"a csvlog line has {len(row)} fields, not {CSV_FIELDS} or more")
         yield _Entry(
@@ -125,6 +128,7 @@ def _csv_entries(lines: Iterable[str]) -> Iterator[_Entry]:
             row[CSV_MESSAGE],
             row[CSV_DETAIL],
             row[CSV_APPLICATION],
+            position,
         )
 
 
@@ -144,6 +148,7 @@ def _json_entries(lines: Iterable[str]) -> Iterator[_Entry]:
             str(record["message"]),
             str(record.get("detail", "")),
             str(record.get("application_name", "")),
+            number,
         )
 
 
@@ -199,8 +204,8 @@ def _stderr_entries(lines: Iterable[str], prefix: str | None) -> Iterator[_Entry
             f"told apart; {NEEDS}"
         )
     pattern = prefix_pattern(prefix)
-    pending: dict[str, dict[str, str]] = {}  # session -> its last entry, not yet given
-    last: dict[str, str] | None = None
+    pending: dict[str, dict[str, Any]] = {}  # session -> its last entry, not yet given
+    last: dict[str, Any] | None = None
     seen = 0
     for raw in lines:
         line = raw.rstrip("\r\n")
@@ -224,6 +229,7 @@ def _stderr_entries(lines: Iterable[str], prefix: str | None) -> Iterator[_Entry
             "message": match.group("message"),
             "detail": "",
             "application": groups.get("a") or "",
+            "position": seen,
         }
     if not seen:
         raise LogError(

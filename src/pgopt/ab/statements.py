@@ -118,11 +118,11 @@ def _synthesize(
         ) as conn:
             workload, capture = NOT_SAMPLED, None
             if statements is None:
+                if log is None:  # the sample first: the counts come after it
+                    workload = _sample_workload(conn, sample_s)
                 statements = _statements(conn, where)
                 if log is not None:
                     capture = _capture(conn, log, statements)
-                else:
-                    workload = _sample_workload(conn, sample_s)
             if naming:
                 statements = [s for s in statements if _names(s.query, naming)]
             catalog = _catalog(conn)
@@ -245,7 +245,7 @@ def _sample_workload(conn: psycopg.Connection[Any], seconds: float) -> SourceWor
 
 
 def _activity(conn: psycopg.Connection[Any]) -> dict[str, Any]:
-    return _rows(conn, load("source_activity"))[0]
+    return _rows(conn, load("source_activity", conn.info.server_version))[0]
 
 
 def _with_largest(conn: psycopg.Connection[Any], selection: Selection, catalog: Catalog) -> Catalog:

@@ -229,6 +229,8 @@ def synthesize(
                 else ""
             )
         )
+    elif not items:
+        scripts = ()
     elif per_commit is not None and per_commit >= TRANSACTION_MIN:
         scripts, slots = transaction_script(items, per_commit)
         shape = (
