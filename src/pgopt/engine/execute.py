@@ -13,7 +13,7 @@ workload is bursty by nature and the segment re-runs nothing more.
 from __future__ import annotations
 
 import time
-from contextlib import AbstractContextManager, ExitStack
+from contextlib import ExitStack
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,10 +32,8 @@ from ..model.outcomes import ExperimentOutcome, Rerun, RunRecord, SegmentProgres
 from ..monitor import SqlMonitor, series_facts
 from ..observe import Observer
 from ..params import RunParams, select_steps
-from ..target import pooler, shards, standby
 from ..target.base import Target, first_line
-from ..target.embedded import EmbeddedTarget
-from . import nodes, workloads
+from . import companions, nodes, workloads
 from .checks import compare_same_checks, measure_facts, record_step_checks, run_checks
 from .context import RunContext
 from .display import Display
@@ -81,15 +79,7 @@ class Experiment:
                 reason = probes.get(step.probe).unavailable(probe_ctx)
                 if reason:
                     unavailable[step.name] = reason
-            if step.pooler is not None and (reason := pooler.unavailable(self.target)):
-                unavailable[step.name] = reason
-            if self.lab.standbys and (
-                reason := standby.unavailable(self.target, self.params.standby_dsns)
-            ):
-                unavailable[step.name] = reason
-            elif step.standby_settings and self.params.standby_dsns:
-                unavailable[step.name] = standby.NO_SETTINGS
-            if self.lab.shards and (reason := shards.unavailable(self.target)):
+            if reason := companions.unavailable(self.lab, self.params, self.target, step):
                 unavailable[step.name] = reason
         self._plan = plan_steps(self.lab, self.params, self.target.facts(), unavailable)
         for name, reason in self._plan.skipped:
@@ -114,14 +104,20 @@ class Experiment:
         try:
             with ExitStack() as stack:
                 if self.lab.shards and steps:  # before the dataset, which spreads over them
-                    self.ctx.shards = stack.enter_context(self._shards())
+                    self.ctx.shards = stack.enter_context(
+                        companions.shards_for(self.lab, self.target, self.variables, self.display)
+                    )
                     self._node_facts["shards"] = [node.describe() for node in self.ctx.shards]
                 if not all(s.fresh for s in steps):
                     self.setup_dataset()
                 if any(s.pooler for s in steps):
-                    self.ctx.pooler_port = stack.enter_context(self._pooler()).port
+                    self.ctx.pooler_port = stack.enter_context(
+                        companions.pooler_for(self.target, self.params, self.display)
+                    ).port
                 if self.lab.standbys and steps:
-                    self.ctx.standbys = stack.enter_context(self._standbys())
+                    self.ctx.standbys = stack.enter_context(
+                        companions.standbys_for(self.lab, self.params, self.target, self.display)
+                    )
                     self._node_facts["standbys"] = [node.describe() for node in self.ctx.standbys]
                 for segment in plan.segments:
                     self._run_segment(segment)
@@ -132,33 +128,6 @@ class Experiment:
         compare_same_checks(self.lab, list(self._outcomes.values()))
         self._non_default = self.target.non_default_settings()
         return self.outcome()
-
-    def _pooler(self) -> pooler.Pgbouncer:
-        """pgbouncer for the pooled steps (the plan left them out where it cannot run),
-        with the checklist's "active sessions = 2 x cores" server connections."""
-        assert isinstance(self.target, EmbeddedTarget)
-        self.display.message(f"starting pgbouncer: {2 * self.params.cpus} server connections")
-        return pooler.Pgbouncer(self.target, pool_size=2 * self.params.cpus)
-
-    def _standbys(self) -> AbstractContextManager[tuple[Target, ...]]:
-        """The lab's hot standbys, made after the dataset so they start with it."""
-        count = len(self.params.standby_dsns) or self.lab.standbys
-        self.display.message(f"starting {count} hot standby(s) of the primary")
-        return standby.standbys_of(
-            self.target, self.lab.standbys, self.params.standby_dsns, self.display.message
-        )
-
-    def _shards(self) -> AbstractContextManager[tuple[EmbeddedTarget, ...]]:
-        """The lab's shard servers, set up and known to this server as foreign servers."""
-        assert isinstance(self.target, EmbeddedTarget)
-        self.display.message(f"starting {self.lab.shards} shard server(s)")
-        return shards.shards_of(
-            self.target,
-            self.lab.shards,
-            self.lab.shard_setup,
-            self.variables,
-            self.display.message,
-        )
 
     def outcome(self) -> ExperimentOutcome:
         """What has been measured so far: everything after `run`; after an error or an

@@ -43,6 +43,7 @@ from .fmt import (
     format_vs_baseline,
     is_a_baseline,
 )
+from .phase_tables import phase_tables
 
 
 def build_document(result: LabResult) -> Document:
@@ -166,7 +167,7 @@ def _summary(result: LabResult) -> Section:
         numeric=frozenset({2, 3, 5} if article else {2, 3}),
         caption=fields.summary_caption(result),
     )
-    blocks: list[Block] = [table, *_phase_tables(result)]
+    blocks: list[Block] = [table, *phase_tables(result)]
     if result.fidelity is not None:
         blocks.insert(0, replay.table(result.fidelity, judged_only=True))
     notes = [
@@ -182,57 +183,6 @@ def _summary(result: LabResult) -> Section:
         Items(tuple(("", plain(line)) for line in lines), title) for title, lines in notes if lines
     ]
     return Section("Summary", tuple(blocks))
-
-
-def _phase_tables(result: LabResult) -> list[Table]:
-    out = []
-    names, rows = fields.phase_table(result)
-    if rows:
-        cells = []
-        for row in rows:
-            marks = [Cell((Span(fields.phase_cell(c), _phase_style(c)),)) for c in row.cells]
-            cells.append(
-                (Cell((Span(row.step, Style.STRONG),)), *marks, Cell(plain(format_rate(row.total))))
-            )
-            if row.article is not None:
-                cells.append(
-                    (
-                        Cell((Span("article", Style.MUTED),)),
-                        *(Cell((Span(c, Style.MUTED),)) for c in fields.article_cells(row)),
-                    )
-                )
-        out.append(
-            Table(
-                header=("step", *names, "total"),
-                rows=tuple(cells),
-                numeric=frozenset(range(1, len(names) + 2)),
-                caption=fields.PHASE_LEGEND,
-                title="Seconds per phase",
-            )
-        )
-    names, wait_rows = fields.phase_waits_table(result)
-    if wait_rows:
-        out.append(
-            Table(
-                header=("step", *names),
-                rows=tuple(
-                    (
-                        Cell((Span(r.step, Style.STRONG),)),
-                        *(Cell(plain("\n".join(c)) if c else plain("—")) for c in r.cells),
-                    )
-                    for r in wait_rows
-                ),
-                caption=fields.PHASE_WAITS_LEGEND,
-                title="Where each phase spent its time",
-            )
-        )
-    return out
-
-
-def _phase_style(cell: tuple[float, str] | None) -> Style:
-    if cell is None:
-        return Style.PLAIN
-    return {"faster": Style.GOOD, "slower": Style.BAD}.get(cell[1], Style.PLAIN)
 
 
 def _comparison(ratio: Ratio | None, verdict: str) -> Inline:

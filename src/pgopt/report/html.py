@@ -26,7 +26,8 @@ from .blocks import (
     Table,
 )
 from .document import build_document
-from .plots import Plot, all_plots, color
+from .figure import Plot, color
+from .plots import all_plots
 
 CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 STYLE = files(__package__).joinpath("page.css").read_text()

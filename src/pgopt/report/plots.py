@@ -1,45 +1,21 @@
-"""The figures of report.html, drawn with matplotlib and returned as SVG markup.
-
-Figures are built with matplotlib's object API (`Figure`, never pyplot): no GUI
-backend is chosen and no window can open, and no global figure registry is
-touched. Text stays text in the SVG (matplotlib escapes it), so labels are sharp,
-searchable and safe whatever a step is called. Each function takes the
-result and returns a `Plot`, or None when there is nothing to draw.
+"""The figures of report.html: what each one draws from a result (medians,
+throughput over time, latency, waits, phases, monitored series). Each function
+takes the result and returns a `Plot` (figure.py makes it SVG), or None when
+there is nothing to draw.
 """
 
 from __future__ import annotations
 
-import io
 import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
 
-import matplotlib
 from matplotlib.axes import Axes
-from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
 
 from ..model.result import LabResult, Run
 from . import fields
+from .figure import Plot, color, figure
 
-if TYPE_CHECKING:
-    from matplotlib.typing import RcKeyType
-
-# Tableau 10: distinct, colour-blind friendly, and the same step keeps its colour.
-COLORS = (
-    "#4e79a7",
-    "#f28e2b",
-    "#59a14f",
-    "#e15759",
-    "#76b7b2",
-    "#edc948",
-    "#b07aa1",
-    "#ff9da7",
-    "#9c755f",
-    "#bab0ac",
-)
 OTHER_COLOR = "#d0d0d0"
 # Wait events take their hue from their class (Tableau 20 pairs), so that the
 # eye groups IO, locks and so on; step colours are not reused for events.
@@ -54,17 +30,6 @@ WAIT_CLASS_COLORS = {
 }
 WAIT_OTHER_CLASSES = ("#f1ce63", "#b6992d", "#fabfd2", "#d37295", "#f28e2b", "#ffbe7d")
 MAX_WAIT_EVENTS = 8
-WIDTH_IN = 10.0
-# No RDF block: it names matplotlib's web site and the date, and nothing reads it.
-_METADATA = ("Creator", "Date", "Format", "Type")
-
-
-@dataclass(frozen=True)
-class Plot:
-    key: str
-    title: str
-    caption: str
-    svg: str
 
 
 def all_plots(result: LabResult) -> list[Plot]:
@@ -78,56 +43,6 @@ def all_plots(result: LabResult) -> list[Plot]:
     ]
     plots = [plot for make in makers if (plot := make(result)) is not None]
     return plots + monitored(result)
-
-
-def color(index: int) -> str:
-    return COLORS[index % len(COLORS)]
-
-
-@contextmanager
-def _figure(key: str, height_in: float) -> Iterator[tuple[Axes, list[str]]]:
-    """A styled figure; the SVG markup is appended to the yielded list on exit."""
-    out: list[str] = []
-    style: dict[RcKeyType, Any] = {
-        "svg.fonttype": "none",
-        "svg.hashsalt": "pgopt",  # the same result gives the same bytes
-        "text.parse_math": False,  # a '$' in a step name is text, not TeX
-        "font.family": "sans-serif",
-        "font.size": 10,
-        "axes.spines.top": False,
-        "axes.spines.right": False,
-        "axes.grid": True,
-        "grid.color": "#e6e6e6",
-        "axes.axisbelow": True,
-        "legend.frameon": False,
-    }
-    with matplotlib.rc_context(style):
-        fig = Figure(figsize=(WIDTH_IN, height_in), layout="constrained")
-        ax = fig.add_subplot()
-        yield ax, out
-        buf = io.StringIO()
-        fig.savefig(buf, format="svg", metadata=dict.fromkeys(_METADATA))
-    out.append(_inline(buf.getvalue(), key))
-
-
-def _inline(svg: str, key: str) -> str:
-    """Make matplotlib's SVG fit inside an HTML page beside other figures.
-
-    Drops the XML prolog and the fixed size (the SVG scales to its box), and
-    prefixes every id and reference to one with `key`: matplotlib numbers ids
-    per figure, so two inline figures would otherwise both have `axes_1`.
-    """
-    svg = svg[svg.index("<svg") :]
-    head, rest = svg.split(">", 1)
-    head = re.sub(r'\s(width|height)="[^"]*"', "", head)
-
-    def prefix_ids(tag: re.Match[str]) -> str:
-        text = re.sub(r'\bid="', f'id="{key}-', tag[0])
-        text = re.sub(r"url\(#", f"url(#{key}-", text)
-        return re.sub(r'href="#', f'href="#{key}-', text)
-
-    # only inside tags: text content cannot hold '<', matplotlib escapes it
-    return re.sub(r"<[^<>]+>", prefix_ids, f'{head} role="img">{rest}')
 
 
 def _step_axis(ax: Axes, names: list[str]) -> None:
@@ -148,7 +63,7 @@ def medians(result: LabResult) -> Plot:
         [max(0.0, v - s.metric.ci95[0]) for v, s in zip(values, steps, strict=True)],
         [max(0.0, s.metric.ci95[1] - v) for v, s in zip(values, steps, strict=True)],
     ]
-    with _figure("medians", 3.6) as (ax, out):
+    with figure("medians", 3.6) as (ax, out):
         x = list(range(len(steps)))
         ax.bar(x, values, color=[color(i) for i in x], width=0.6)
         ax.errorbar(x, values, yerr=errors, fmt="none", ecolor="#333333", capsize=5, lw=1.2)
@@ -219,7 +134,7 @@ def throughput(result: LabResult) -> Plot | None:
         return None
     # the legend sits beside the axes: give it room when a lab has many steps
     legend_rows = len(series) if len(series) <= 18 else (len(series) + 1) // 2
-    with _figure("throughput", max(3.6, 0.9 + 0.24 * legend_rows)) as (ax, out):
+    with figure("throughput", max(3.6, 0.9 + 0.24 * legend_rows)) as (ax, out):
         for index, name, typical, runs in series:
             for run in runs:
                 t, tps = _rate_over_time(run)
@@ -264,7 +179,7 @@ def latency(result: LabResult) -> Plot | None:
     keys = ("p50", "p95", "p99")
     shades = ("#4e79a7", "#f28e2b", "#e15759")
     width = 0.26
-    with _figure("latency", 3.0) as (ax, out):
+    with figure("latency", 3.0) as (ax, out):
         for k, (key, shade) in enumerate(zip(keys, shades, strict=True)):
             xs = [i + (k - 1) * width for i in range(len(rows))]
             ys = [float(lat.get(key) or 0.0) for _, lat in rows]
@@ -290,7 +205,7 @@ def _stacked(
     xlabel: str,
 ) -> str:
     """Horizontal stacked bars: one bar per step, one segment per part, first step on top."""
-    with _figure(key, 1.2 + 0.42 * len(rows)) as (ax, out):
+    with figure(key, 1.2 + 0.42 * len(rows)) as (ax, out):
         y = list(range(len(rows)))
         left = [0.0] * len(rows)
         for part in order:
@@ -371,7 +286,7 @@ def monitored(result: LabResult) -> list[Plot]:
     plots = []
     for name in names:
         key = "monitor-" + re.sub(r"[^A-Za-z0-9_-]", "_", name)
-        with _figure(key, 3.2) as (ax, out):
+        with figure(key, 3.2) as (ax, out):
             for index, step in enumerate(result.steps):
                 runs = [r for r in step.runs if (r.monitor or {}).get(name)]
                 if not runs:
