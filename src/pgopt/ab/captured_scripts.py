@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..words import plural
 from .capture import Capture
-from .scripts import Block, Choice, Script, pick, weights_of
+from .scripts import Block, Choice, Script, pick, scaled, weights_of
 
 MAX_SCRIPTS = 100  # pgbench takes at most 128 scripts
 
@@ -94,11 +94,10 @@ def captured_scripts(capture: Capture, steps: Steps) -> CapturedScripts:
         name = f"{'tx' if explicit else 'alone'}{length:02d}"
         scripts.append(Script(name, count, "\n".join(lines) + "\n"))
     replayed = sum(n for _, n in kept)
+    weights = scaled([s.weight for s in scripts])
     return CapturedScripts(
-        tuple(_scaled(scripts)), replayed, left_out, statements / replayed if replayed else 0.0
+        tuple(Script(s.name, w, s.text) for s, w in zip(scripts, weights, strict=True)),
+        replayed,
+        left_out,
+        statements / replayed if replayed else 0.0,
     )
-
-
-def _scaled(scripts: list[Script]) -> list[Script]:
-    items = [Choice(s.name, s.weight, ()) for s in scripts]
-    return [Script(s.name, w, s.text) for s, w in zip(scripts, weights_of(items), strict=True)]

@@ -60,13 +60,11 @@ def replay_totals(runs: Sequence[Run]) -> tuple[dict[str, _Totals], int]:
     for run in runs:
         stats: dict[str, Any] = run.stats or {}
         # each run of a replay's script is one transaction: pgbench's count is the
-        # commits; the server's xact_commit counts each parallel worker's too
+        # commits (the server's xact_commit also counts each parallel worker's)
         if run.transactions is not None:
             commits += run.transactions
         else:
-            database = stats.get("database", {})
-            commits += int(database.get("xact_commit", 0))
-            commits -= int(database.get("parallel_workers_launched", 0))
+            commits += int(stats.get("database", {}).get("xact_commit", 0))
         for row in stats.get("statements", ()):
             name = _tag(str(row.get("query", "")))
             if name is None:

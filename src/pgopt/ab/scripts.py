@@ -119,10 +119,14 @@ def choices(blocks: list[Block], pairs: dict[str, str]) -> list[Choice]:
     return out
 
 
+def scaled(counts: list[int]) -> list[int]:
+    """Counts as pgbench weights: their proportions, the largest at most MAX_WEIGHT."""
+    scale = min(1.0, MAX_WEIGHT / max(counts, default=1))
+    return [max(1, round(n * scale)) for n in counts]
+
+
 def weights_of(items: list[Choice]) -> list[int]:
-    most = max((c.calls for c in items), default=1)
-    scale = min(1.0, MAX_WEIGHT / most)
-    return [max(1, round(c.calls * scale)) for c in items]
+    return scaled([c.calls for c in items])
 
 
 def pick(items: list[Choice], weights: list[int]) -> list[str]:
