@@ -42,6 +42,21 @@ class CapturedScripts:
     left_out: int  # transactions of lengths past MAX_SCRIPTS, or with nothing replayed
     statements_per_transaction: float
 
+    @property
+    def shape(self) -> str:
+        """How the replay groups its statements, in words."""
+        left = (
+            f" ({self.left_out:,} left out: rarer lengths, or no statement replayed)"
+            if self.left_out
+            else ""
+        )
+        return (
+            f"transactions as the log capture ran them: {plural(len(self.scripts), 'script')}, "
+            "one per kind and length of transaction, each step the statement the capture "
+            f"ran there, drawn by how often it did; {self.transactions:,} of its "
+            f"{self.transactions + self.left_out:,} transactions{left}"
+        )
+
 
 def _steps(queryids: tuple[str, ...], steps: Steps) -> tuple[Choice, ...]:
     names = [steps.blocks[q] for q in queryids if q in steps.blocks]

@@ -21,7 +21,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..words import plural
 from .capture import Capture
 from .captured_scripts import Steps, captured_scripts
 from .catalog import Catalog, SourceStatement, SourceWorkload
@@ -201,7 +200,7 @@ def synthesize(
             alone[name] = block(name, candidate, draws, notes)
     skipped.sort(key=lambda s: s.time_share, reverse=True)
     paired = {delete: insert for delete, (insert, _, _) in pairs.items()}
-    items = choices(blocks, paired)
+    items = choices(blocks, paired) if capture is None else []
     per_commit = workload.statements_per_commit
     shape, source = AUTOCOMMIT, "pg_stat_statements"
     if capture is not None:
@@ -217,18 +216,7 @@ def synthesize(
             capture.statements_per_transaction, capture.sessions, capture.protocol, capture.note
         )
         source = "pg_stat_statements and a log capture"
-        total = replay.transactions + replay.left_out
-        shape = (
-            f"transactions as the log capture ran them: {plural(len(scripts), 'script')}, one "
-            "per kind and length of transaction, each step the statement the capture ran "
-            f"there, drawn by how often it did; {replay.transactions:,} of its {total:,} "
-            "transactions"
-            + (
-                f" ({replay.left_out:,} left out: rarer lengths, or no statement replayed)"
-                if replay.left_out
-                else ""
-            )
-        )
+        shape = replay.shape
     elif not items:
         scripts = ()
     elif per_commit is not None and per_commit >= TRANSACTION_MIN:
