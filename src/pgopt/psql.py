@@ -31,13 +31,22 @@ class Psql:
         self, sql_text: str, variables: Mapping[str, str], *, what: str, cwd: Path | None = None
     ) -> str:
         """Run `sql_text` as a psql script read from stdin; return its output."""
+        return self._client([*self._psql(variables), "-f", "-"], what=what, stdin=sql_text, cwd=cwd)
+
+    def run_file(self, path: Path, variables: Mapping[str, str], *, what: str) -> str:
+        """Run a script file, read by psql itself (a copy of a database may be gigabytes)
+        in its own folder, so `\\i` and relative paths work."""
+        return self._client(
+            [*self._psql(variables), "-f", str(path.resolve())],
+            what=f"{what} {path.name}",
+            cwd=path.parent,
+        )
+
+    def _psql(self, variables: Mapping[str, str]) -> list[str]:
         args = [str(self.binaries.path("psql")), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1"]
         for name, value in sorted(variables.items()):
             args += ["-v", f"{name}={value}"]
-        return self._client([*args, "-f", "-"], what=what, stdin=sql_text, cwd=cwd)
-
-    def run_file(self, path: Path, variables: Mapping[str, str], *, what: str) -> str:
-        return self.run(path.read_text(), variables, what=f"{what} {path.name}", cwd=path.parent)
+        return args
 
     def timed(
         self, sql_text: str, variables: Mapping[str, str], *, what: str, cwd: Path | None = None

@@ -57,6 +57,7 @@ from .model.result import (
 )
 from .redact import redactor
 from .result_runs import latency, observer_summary, run_result, server_cpu_us_per_tx
+from .result_time import time_breakdown
 from .words import plural
 
 
@@ -121,6 +122,7 @@ def build_result(
         passed=all(c.passed for s in steps for c in s.checks),
         ceiling=_ceiling(lab.metric, outcome.steps, rule.alpha),
         fidelity=assess(lab.replay, steps[0].runs) if lab.replay and steps else None,
+        time=time_breakdown(outcome),
     )
 
 

@@ -256,7 +256,7 @@ def test_a_sample_copies_part_of_a_big_table_and_its_whole_schema(
     try:
         psql = str(binaries.path("psql"))
         subprocess.run(
-            [psql, "-q", "-v", "ON_ERROR_STOP=1", "-f", str(copied.script), target],
+            [psql, "-q", "-v", "ON_ERROR_STOP=1", "-f", str(copied.setup[0]), target],
             check=True,
             capture_output=True,
         )

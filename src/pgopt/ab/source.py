@@ -1,9 +1,13 @@
-"""Copy the user's database for an A/B: pg_dump of the source (or a dump file) as a
-plain SQL script.
+"""Copy the user's database for an A/B: pg_dump of the source (or a dump file), as the
+first of the data's setup files, restored once into the A/B's templates.
 
-The script (no owners, no privileges: the copy belongs to pgopt's user) joins the
-data's setup files, so every timed run rebuilds the same data from it. pg_dump
-reads the source in one repeatable-read snapshot and writes nothing to it.
+From a source, in two parts read in one snapshot (exported by a read-only session
+of pgopt's and given to both pg_dumps): the schema as a plain SQL script (so
+what the server pgopt copies into would refuse can be left out, below), then the
+rows, indexes and constraints as a directory-format archive written by `pg_dump
+--jobs` and restored by `pg_restore --jobs`, a table per job. No owners, no
+privileges: the copy belongs to pgopt's user. pg_dump writes nothing to the
+source.
 `--table` patterns narrow the copy to the tables a workload needs (pg_dump's
 own pattern syntax; a table's indexes and constraints come with it); `--sample
 PCT` copies a sample of the big tables' rows (ab/sample.py).
@@ -17,15 +21,22 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import tarfile
 from collections import Counter
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psycopg
+
+from .. import machine
 from ..binaries import PgBinaries
 from ..errors import UsageError
 from ..psql import Psql
 from ..redact import redact_dsn
+from ..target.base import first_line
 from .sample import write_sampled
 
 COLUMN_OPTIONS = frozenset({"n_distinct", "n_distinct_inherited"})  # ALTER COLUMN ... SET (...)
@@ -34,7 +45,7 @@ _SET_COLUMN_OPTIONS = re.compile(r"^(ALTER TABLE ONLY \S+ ALTER COLUMN \S+ SET )
 
 @dataclass(frozen=True)
 class SourceCopy:
-    script: Path
+    setup: tuple[Path, ...]  # the copy as setup files: SQL scripts, an archive folder
     left_out: dict[str, int]  # column options not copied, and how many columns had each
     sampled: dict[str, tuple[int, bool]] = field(default_factory=dict)  # table: rows, sampled
 
@@ -46,46 +57,100 @@ def dump_source(
     into: Path,
     sample: float | None = None,
 ) -> SourceCopy:
-    """Write the source database as `into`/source.sql, its big tables sampled to
-    `sample` percent when given (ab/sample.py); an error (exit 2) with pg_dump's own
-    reason when it cannot be read."""
-    script = into / "source.sql"
-    sections = ("pre-data", "post-data") if sample is not None else (None,)
-    texts = []
-    for section in sections:
-        path = into / f"source-{section}.sql" if section else script
-        _run(
-            binaries,
-            "pg_dump",
-            [
-                "--format=plain",
-                "--no-owner",
-                "--no-privileges",
-                "--no-publications",
-                "--no-subscriptions",
-                *([f"--section={section}"] if section else []),
-                f"--file={path}",
-                *(f"--table={t}" for t in tables),
-                f"--dbname={dsn}",
-            ],
-            what=f"copying {redact_dsn(dsn)}",
-        )
-        texts.append(path.read_text())
-    if tables and not any(f"CREATE {kind}" in texts[0] for kind in ("TABLE", "SEQUENCE")):
-        raise UsageError(f"--table {', '.join(tables)}: no table of the source matches")
-    sampled = {}
+    """The source database copied into `into`, its big tables sampled to `sample`
+    percent when given (ab/sample.py); an error (exit 2) with pg_dump's own reason
+    when it cannot be read."""
     if sample is not None:
-        sampled = write_sampled(texts[0], texts[1], dsn, sample, script)
+        return _sampled(binaries, dsn, tables, into, sample)
+    schema, rows = into / "source-schema.sql", into / "source-data"
+    with exported_snapshot(dsn) as snapshot:
+        _pg_dump(binaries, dsn, tables, ["--format=plain", "--section=pre-data"], schema, snapshot)
+        _pg_dump(
+            binaries,
+            dsn,
+            tables,
+            [
+                "--format=directory",
+                f"--jobs={machine.cpu_count()}",
+                "--compress=0",  # read once, soon; the CPU is the workload's
+                "--section=data",
+                "--section=post-data",
+            ],
+            rows,
+            snapshot,
+        )
+    _check_tables(tables, schema.read_text())
+    fitted = _fit(schema)
+    return SourceCopy((schema, rows), fitted.left_out)
+
+
+@contextmanager
+def exported_snapshot(dsn: str) -> Iterator[str]:
+    """A snapshot of the source that both pg_dumps read, held by a read-only session
+    of pgopt's until they are done."""
+    try:
+        with psycopg.connect(dsn, application_name="pgopt ab", connect_timeout=10) as conn:
+            conn.execute("begin isolation level repeatable read read only")
+            row = conn.execute("select pg_export_snapshot()").fetchone()
+            assert row is not None
+            yield str(row[0])
+            conn.rollback()
+    except psycopg.Error as e:
+        raise UsageError(f"copying {redact_dsn(dsn)}: {first_line(e)}") from e
+
+
+def _sampled(
+    binaries: PgBinaries, dsn: str, tables: tuple[str, ...], into: Path, sample: float
+) -> SourceCopy:
+    texts = []
+    for section in ("pre-data", "post-data"):
+        path = into / f"source-{section}.sql"
+        _pg_dump(binaries, dsn, tables, ["--format=plain", f"--section={section}"], path, None)
+        texts.append(path.read_text())
+    _check_tables(tables, texts[0])
+    script = into / "source.sql"
+    sampled = write_sampled(texts[0], texts[1], dsn, sample, script)
     copy = _fit(script)
-    return SourceCopy(copy.script, copy.left_out, sampled)
+    return SourceCopy(copy.setup, copy.left_out, sampled)
+
+
+def _pg_dump(
+    binaries: PgBinaries,
+    dsn: str,
+    tables: tuple[str, ...],
+    args: list[str],
+    path: Path,
+    snapshot: str | None,
+) -> None:
+    _run(
+        binaries,
+        "pg_dump",
+        [
+            "--no-owner",
+            "--no-privileges",
+            "--no-publications",
+            "--no-subscriptions",
+            *args,
+            *([f"--snapshot={snapshot}"] if snapshot else []),
+            f"--file={path}",
+            *(f"--table={t}" for t in tables),
+            f"--dbname={dsn}",
+        ],
+        what=f"copying {redact_dsn(dsn)}",
+    )
+
+
+def _check_tables(tables: tuple[str, ...], schema: str) -> None:
+    if tables and not any(f"CREATE {kind}" in schema for kind in ("TABLE", "SEQUENCE")):
+        raise UsageError(f"--table {', '.join(tables)}: no table of the source matches")
 
 
 def script_of_dump(binaries: PgBinaries, dump: Path, into: Path) -> SourceCopy:
     """A dump file as a SQL script: pg_restore turns an archive (custom, tar or
     directory format) into one, without a server; a plain dump is a script already."""
     script = into / "source.sql"
-    if dump.is_file() and dump.read_bytes()[:5] != b"PGDMP" and not tarfile.is_tarfile(dump):
-        script.write_text(dump.read_text())
+    if dump.is_file() and _head(dump) != b"PGDMP" and not tarfile.is_tarfile(dump):
+        shutil.copyfile(dump, script)
     else:
         _run(
             binaries,
@@ -96,6 +161,11 @@ def script_of_dump(binaries: PgBinaries, dump: Path, into: Path) -> SourceCopy:
     return _fit(script)
 
 
+def _head(path: Path) -> bytes:
+    with path.open("rb") as f:
+        return f.read(5)
+
+
 def _run(binaries: PgBinaries, program: str, args: list[str], *, what: str) -> None:
     """Run a client program away from any libpq variables of the caller's shell: the
     source is named on its command line (and its password redacted from errors)."""
@@ -104,24 +174,33 @@ def _run(binaries: PgBinaries, program: str, args: list[str], *, what: str) -> N
 
 
 def _fit(script: Path) -> SourceCopy:
-    """The script without what the server it goes to would refuse, and what that was."""
-    text, left_out = without_foreign_column_options(script.read_text())
-    script.write_text(text)
-    return SourceCopy(script, left_out)
+    """The script without what the server it goes to would refuse, and what that was;
+    read and written line by line (a plain dump may be gigabytes)."""
+    left_out: Counter[str] = Counter()
+    fitted = script.with_suffix(".fitted")
+    with script.open() as dump, fitted.open("w") as out:
+        out.writelines(fitted_lines(dump, left_out))
+    fitted.replace(script)
+    return SourceCopy((script,), dict(left_out))
 
 
 def without_foreign_column_options(dump: str) -> tuple[str, dict[str, int]]:
     """The dump without column options PostgreSQL does not define, and what was left out."""
     left_out: Counter[str] = Counter()
-    lines = []
-    for line in dump.splitlines(keepends=True):
+    text = "".join(fitted_lines(dump.splitlines(keepends=True), left_out))
+    return text, dict(left_out)
+
+
+def fitted_lines(lines: Iterable[str], left_out: Counter[str]) -> Iterator[str]:
+    """Each line of a dump, its column options PostgreSQL does not define left out
+    (and counted in `left_out`)."""
+    for line in lines:
         match = _SET_COLUMN_OPTIONS.match(line.rstrip("\n"))
         if match is None:
-            lines.append(line)
+            yield line
             continue
         options = [o.strip() for o in match.group(2).split(",")]
         kept = [o for o in options if o.split("=")[0].strip() in COLUMN_OPTIONS]
         left_out.update(o.split("=")[0].strip() for o in options if o not in kept)
         if kept:
-            lines.append(f"{match.group(1)}({', '.join(kept)});\n")
-    return "".join(lines), dict(left_out)
+            yield f"{match.group(1)}({', '.join(kept)});\n"

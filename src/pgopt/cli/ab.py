@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import tempfile
+import time
 from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
 import click
 
+from .. import machine
+from ..ab.data_size import CopySize, check_disk, read_tables
 from ..ab.lab import StepsOf, ab_lab
 from ..ab.source import dump_source, script_of_dump
 from ..ab.spec import AbFlags, AbSpec, read_spec
@@ -16,10 +19,13 @@ from ..ab.statements import synthesize_from
 from ..ab.workload_files import write_workload
 from ..binaries import CLIENT_PROGRAMS, find_binaries
 from ..errors import BenchError, Failed, UsageError
+from ..lab.spec import DataCopy
 from ..model.result import LabResult
-from ..redact import redactor
+from ..redact import redact_dsn, redactor
+from ..report.fmt import format_bytes
 from ..report.gate import Gate, GateItem, evaluate
 from ..store import new_run_dir
+from ..target.embedded import default_workdir_base
 from ..words import plural
 from .ab_synthesis import as_the_source_ran, replay_spec, say_synthesis
 from .app import err
@@ -130,8 +136,9 @@ def run_ab(
     """Run an A/B as the run options say (also for `advise --prove`, and `tune
     --measure` with its own steps): the synthesized workload and the copy of the
     source first, then the lab; None for --dry-run."""
-    with tempfile.TemporaryDirectory(prefix="pgopt-ab-") as folder:
-        replay, run_dir = None, None
+    base = options.get("workdir") or default_workdir_base()
+    with tempfile.TemporaryDirectory(prefix="pgopt-ab-", dir=base) as folder:
+        replay, run_dir, copy, size = None, None, None, None
         if ab.synthesize:
             assert ab.source_dsn is not None
             synthesis = synthesize_from(
@@ -148,25 +155,52 @@ def run_ab(
                 ab = replace(ab, setup=(*ab.setup, keys))
             replay = replay_spec(synthesis, ab, options)
             say_synthesis(synthesis, run_dir)
+        if ab.source_dsn:
+            size = check_disk(
+                read_tables(ab.source_dsn),
+                ab.tables,
+                ab.sample,
+                Path(folder),
+                server_here=not options.get("dsn"),
+            )
         if (ab.source_dsn or ab.dump) and not options["dry_run"]:
-            ab = _with_copy(ab, options["pg_bin"], Path(folder))
+            ab, copy = _with_copy(ab, options["pg_bin"], Path(folder), size)
+        lab = ab_lab(ab, Path(folder), steps_of, replay, copy)
         try:
-            result = run_lab(ab_lab(ab, Path(folder), steps_of, replay), options, run_dir)
+            result = run_lab(
+                lab, options, run_dir, data_bytes=size.database_bytes if size else None
+            )
         except BenchError as e:
             # exit 2, not 1: to a CI job, 1 is the gate's regression
             raise UsageError(f"the workload failed on the copy: {e}") from e
     return result
 
 
-def _with_copy(ab: AbSpec, pg_bin: str | None, folder: Path) -> AbSpec:
+def _with_copy(
+    ab: AbSpec, pg_bin: str | None, folder: Path, size: CopySize | None
+) -> tuple[AbSpec, DataCopy]:
     """The A/B with the copy of the user's database (a source or a dump file) as its
-    first setup file."""
+    first setup files, and what copying it took."""
     binaries = find_binaries(pg_bin, need=CLIENT_PROGRAMS)
+    started = time.monotonic()
     if ab.source_dsn:
+        assert size is not None
+        err.print(
+            f"pgopt: copying {redact_dsn(ab.source_dsn)} "
+            f"(about {format_bytes(size.database_bytes)} once restored)",
+            highlight=False,
+        )
         copied = dump_source(binaries, ab.source_dsn, ab.tables, folder, ab.sample)
+        how = (
+            f"pg_dump of {ab.sample:g}% of the big tables' rows"
+            if ab.sample is not None
+            else f"pg_dump --jobs {machine.cpu_count()}, one snapshot, restored with pg_restore"
+        )
     else:
         assert ab.dump is not None
         copied = script_of_dump(binaries, ab.dump, folder)
+        how = f"the dump file {ab.dump.name}"
+    seconds = time.monotonic() - started
     for option, columns in copied.left_out.items():
         err.print(
             f"pgopt: note: column option {option} left out of the copy "
@@ -176,7 +210,9 @@ def _with_copy(ab: AbSpec, pg_bin: str | None, folder: Path) -> AbSpec:
     for table, (rows, sampled) in copied.sampled.items():
         if sampled:
             err.print(f"pgopt: sampled {table}: {plural(rows, 'row')} copied", highlight=False)
-    return replace(ab, setup=(copied.script, *ab.setup))
+    err.print(f"pgopt: copied in {seconds:.1f}s", highlight=False)
+    copy = DataCopy(seconds, size.database_bytes if size else 0, how)
+    return replace(ab, setup=(*copied.setup, *ab.setup)), copy
 
 
 GATE_KEYS = ("regression", "require_decision", "junit")

@@ -131,9 +131,16 @@ def _make_target(options: dict[str, Any], say: Callable[[str], None]) -> Target:
     return EmbeddedTarget(binaries, workdir=workdir, keep=options["keep"], say=say)
 
 
-def run_lab(item: Lab, options: dict[str, Any], run_dir: Path | None = None) -> LabResult | None:
+def run_lab(
+    item: Lab,
+    options: dict[str, Any],
+    run_dir: Path | None = None,
+    *,
+    data_bytes: int | None = None,
+) -> LabResult | None:
     """Run `item` as the options say and print its summary; None for --dry-run. The
-    run's folder is `run_dir` when the caller made it already (to put files in it)."""
+    run's folder is `run_dir` when the caller made it already (to put files in it);
+    `data_bytes`: the size of the user's data it copies (pgopt ab), for --dry-run."""
     steps = options.get("steps")
     params = resolve_params(
         item,
@@ -153,7 +160,7 @@ def run_lab(item: Lab, options: dict[str, Any], run_dir: Path | None = None) -> 
     )
     display = ConsoleDisplay(err, item.name)
     if options["dry_run"]:
-        _print_plan(item, params, options)
+        _print_plan(item, params, options, data_bytes)
         return None
     target = _make_target(options, display.message)
     run_dir = run_dir or new_run_dir(item.name, options["out_dir"])
@@ -164,7 +171,9 @@ def run_lab(item: Lab, options: dict[str, Any], run_dir: Path | None = None) -> 
     return session.result
 
 
-def _print_plan(item: Lab, params: RunParams, options: dict[str, Any]) -> None:
+def _print_plan(
+    item: Lab, params: RunParams, options: dict[str, Any], data_bytes: int | None
+) -> None:
     """`--dry-run`: the plan, from the server's facts read without starting a server
     (the embedded one's from its binaries; a --dsn server's in a read-only session)."""
     if options["dsn"]:
@@ -181,7 +190,8 @@ def _print_plan(item: Lab, params: RunParams, options: dict[str, Any]) -> None:
     out.print(f"[bold]{escape(item.name)}[/]: plan for {escape(where)}", highlight=False)
     for line in plan.describe():
         out.print(escape(line), highlight=False)
-    out.print(f"time: {estimate(item, params, plan).describe()}", markup=False, highlight=False)
+    time = estimate(item, params, plan, data_bytes).describe()
+    out.print(f"time: {time}", markup=False, highlight=False)
     probes = [s.name for s in item.steps if s.probe and s.name in params.steps]
     if probes:
         out.print(f"probes checked when the run starts: {', '.join(probes)}", highlight=False)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import machine
 from ..lab import expressions
 from ..lab.spec import Lab, Step
 from ..params import RunParams
@@ -26,6 +27,7 @@ class RunContext:
     pooler_port: int | None = None  # where a running pooler listens (target/pooler.py)
     standbys: tuple[Target, ...] = ()  # the primary's hot standbys (target/standby.py)
     shards: tuple[Target, ...] = ()  # servers the data is spread over (target/shards.py)
+    client_options: str = ""  # what pgbench's sessions add to PGOPTIONS (engine/templates.py)
 
     def __post_init__(self) -> None:
         self.variables = dataset_variables(self.lab, self.params.scale)
@@ -50,6 +52,8 @@ class RunContext:
     def client_env(self, step: Step) -> dict[str, str]:
         """pgbench's environment for `step`: the server, or the pooler it goes through."""
         env = self.target.client_env()
+        if self.client_options:
+            env["PGOPTIONS"] = " ".join(filter(None, (env.get("PGOPTIONS"), self.client_options)))
         if step.pooler is not None:
             assert self.pooler_port is not None, "a pooled step runs with its pooler started"
             env["PGPORT"] = str(self.pooler_port)
@@ -57,6 +61,35 @@ class RunContext:
 
     def psql(self) -> Psql:
         return Psql(self.target.binaries, self.target.client_env())
+
+    def run_setup(self, path: Path, variables: dict[str, str]) -> None:
+        """One of the dataset's setup files: a SQL script, or a folder holding a
+        pg_dump archive in directory format, restored with `pg_restore -j` (as many
+        jobs as cores: tables loaded and indexes built side by side)."""
+        if not path.is_dir():
+            self.psql().run_file(path, variables, what="setup file")
+            return
+        env = self.target.client_env()
+        self.psql().program(
+            "pg_restore",
+            [
+                "--no-owner",
+                "--no-privileges",
+                "--exit-on-error",
+                f"--jobs={machine.cpu_count()}",
+                f"--dbname={env['PGDATABASE']}",
+                str(path),
+            ],
+            what=f"restoring {path.name}",
+        )
+
+    def apply_schema(self, step: Step) -> None:
+        """Run the step's schema files (an index, a migration) on the lab database."""
+        for path in step.schema:
+            self.display.message(f"{step.name}: applying {path.name}")
+            self.psql().run_file(
+                path, self.step_variables(step), what=f"step {step.name}: schema file"
+            )
 
     def warmup_s(self, step: Step) -> int:
         """Seconds at the start of a timed pgbench run that its figure leaves out: only

@@ -4,8 +4,10 @@ Counted from the plan: every timed run lasts the run's duration (a lab timed by
 phase: its `[timing] run` seconds at scale 1, times the scale) plus its warm-up,
 the preparation every run gets (settings, a CHECKPOINT, the observer: about a
 second here) and, where the segment restarts the server before every run, the
-restart; a fresh step rebuilds its data before each run. Once: the dataset's
-setup (`[timing] setup` at scale 1, times the scale) and the server's start. With
+restart; a fresh step's run starts from a clone of its template (a workload that
+writes) or from the template itself (one that does not). Once: the dataset's setup
+(`[timing] setup` at scale 1, times the scale; for a copy of the user's data, from
+its size), each fresh step's template, and the server's start. With
 sequential looks a segment stops at the first look where every comparison is
 decided, so the figure is a range: every segment stopping at its first look, and
 at its last. What a lab declares no figure for is named, not guessed.
@@ -19,12 +21,20 @@ from ..lab.spec import Lab, MetricSource
 from ..params import RunParams
 from ..words import format_duration, plural
 from .plan import Plan
+from .script_writes import first_write
 
 # measured here (2 cores, the labs' runs at scale 1, 2026-11-26): what a plan adds to
 # its runs' own seconds
 PREPARE_S = 0.3  # settings, CHECKPOINT, observer start and stop, per timed run
 RESTART_S = 1.0  # a fresh postmaster, per run of a segment that restarts
 START_S = 3.0  # initdb, the server's start and stop, the reports
+# a copy of the user's data (pgopt ab), in bytes of the restored copy per second:
+# bench/ab_scale.py on pgbench data of 100 MB to 5 GB (bench/README.md)
+DUMP_BPS = 60e6  # pg_dump --jobs, directory format
+RESTORE_BPS = 25e6  # pg_restore --jobs: rows, then indexes and constraints
+BUILD_BPS = 80e6  # a template: a copy of the restored data, the variant's SQL, VACUUM ANALYZE
+CLONE_BPS = 150e6  # CREATE DATABASE ... STRATEGY FILE_COPY, its two checkpoints
+CLONE_S = 0.3  # a clone of a small database
 
 
 @dataclass(frozen=True)
@@ -34,6 +44,7 @@ class Estimate:
     runs_shortest: int
     runs_longest: int
     unknown: tuple[str, ...] = ()  # what the lab gives no figure for
+    parts: tuple[tuple[str, float], ...] = ()  # what the longest goes to, where known
 
     def describe(self) -> str:
         """'about 12 minutes (36 runs)', or 'between 42 and 104 minutes (96 to 240
@@ -49,10 +60,14 @@ class Estimate:
             )
         if self.unknown:
             text += f", not counting {' and '.join(self.unknown)}"
+        if self.parts:
+            text += "; " + ", ".join(f"{n} {format_duration(s)}" for n, s in self.parts)
         return text
 
 
-def estimate(lab: Lab, params: RunParams, plan: Plan) -> Estimate:
+def estimate(lab: Lab, params: RunParams, plan: Plan, data_bytes: int | None = None) -> Estimate:
+    """The plan's wall time; `data_bytes`: the size of the user's data a copy restores
+    (pgopt ab), which its copy, templates and clones take time by."""
     unknown: list[str] = []
     if lab.metric.source is MetricSource.PHASES:
         if lab.timing.run_s is None:
@@ -61,21 +76,38 @@ def estimate(lab: Lab, params: RunParams, plan: Plan) -> Estimate:
     else:
         run_s = float(params.duration_s)
     setup_s = lab.timing.setup_s * params.scale
-    if lab.dataset.setup and not lab.timing.setup_s:
+    if data_bytes is None and lab.dataset.setup and not lab.timing.setup_s:
         unknown.append("the dataset's setup (the lab gives no [timing] setup)")
-    once = setup_s if not all(lab.step(n).fresh for seg in plan.segments for n in seg.steps) else 0
-    shortest = longest = START_S + once
+    steps = [lab.step(n) for seg in plan.segments for n in seg.steps]
+    fresh = [s for s in steps if s.fresh]
+    copy_s = build_s = 0.0
+    clone_s = CLONE_S
+    if data_bytes is not None:
+        copy_s, setup_s = data_bytes / DUMP_BPS, data_bytes / RESTORE_BPS
+        build_s = len({s.schema for s in fresh}) * data_bytes / BUILD_BPS
+        clone_s += data_bytes / CLONE_BPS
+    elif fresh:  # each template: the dataset's setup files, run again
+        setup_s *= len({(s.schema, tuple(sorted(s.variables.items()))) for s in fresh})
+    per_run_data = 0.0 if not fresh or first_write(fresh) is None else clone_s
+    shortest = longest = START_S + copy_s + setup_s + build_s
     runs_shortest = runs_longest = 0
     for segment in plan.segments:
         per_round = 0.0
-        for name in segment.steps:
-            step = lab.step(name)
-            per_round += run_s + params.warmup_s + PREPARE_S
+        for _name in segment.steps:
+            per_round += run_s + params.warmup_s + PREPARE_S + per_run_data
             per_round += RESTART_S if segment.restart_each_run else 0.0
-            per_round += setup_s if step.fresh else 0.0
         first = segment.looks[0] if segment.looks else len(segment.rounds)
         shortest += per_round * first
         longest += per_round * len(segment.rounds)
         runs_shortest += len(segment.steps) * first
         runs_longest += len(segment.steps) * len(segment.rounds)
-    return Estimate(shortest, longest, runs_shortest, runs_longest, tuple(unknown))
+    parts: tuple[tuple[str, float], ...] = ()
+    if data_bytes is not None:
+        parts = (
+            ("copying", copy_s),
+            ("restoring", setup_s),
+            ("building the variants", build_s),
+            ("preparing the runs", (PREPARE_S + per_run_data) * runs_longest),
+            ("measuring", (run_s + params.warmup_s) * runs_longest),
+        )
+    return Estimate(shortest, longest, runs_shortest, runs_longest, tuple(unknown), parts)

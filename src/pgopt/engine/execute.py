@@ -28,7 +28,15 @@ from ..analysis.comparisons import lab_decisions
 from ..analysis.verdicts import Rule
 from ..errors import TargetError
 from ..lab.spec import Lab, Step
-from ..model.outcomes import ExperimentOutcome, Rerun, RunRecord, SegmentProgress, StepOutcome
+from ..model.outcomes import (
+    ExperimentOutcome,
+    Rerun,
+    RunRecord,
+    SegmentProgress,
+    StepOutcome,
+    TemplateSpent,
+    TimeSpent,
+)
 from ..monitor import SqlMonitor, series_facts
 from ..observe import Observer
 from ..params import RunParams, select_steps
@@ -38,6 +46,7 @@ from .checks import compare_same_checks, measure_facts, record_step_checks, run_
 from .context import RunContext
 from .display import Display
 from .plan import Plan, Round, Segment, plan_steps
+from .templates import DataTemplates
 
 
 class Experiment:
@@ -59,6 +68,8 @@ class Experiment:
         self._in_round: list[RunRecord] = []  # the round under way: its finished runs
         self._non_default: dict[str, str] | None = None
         self._node_facts: dict[str, list[dict[str, Any]]] = {}  # the standbys', the shards'
+        self._templates: DataTemplates | None = None  # the fresh steps' data (templates.py)
+        self._time = TimeSpent()
 
     @property
     def variables(self) -> dict[str, str]:
@@ -110,6 +121,8 @@ class Experiment:
                     self._node_facts["shards"] = [node.describe() for node in self.ctx.shards]
                 if not all(s.fresh for s in steps):
                     self.setup_dataset()
+                elif steps:
+                    self._build_templates(steps)
                 if any(s.pooler for s in steps):
                     self.ctx.pooler_port = stack.enter_context(
                         companions.pooler_for(self.target, self.params, self.display)
@@ -121,6 +134,8 @@ class Experiment:
                     self._node_facts["standbys"] = [node.describe() for node in self.ctx.standbys]
                 for segment in plan.segments:
                     self._run_segment(segment)
+                if self._templates is not None:
+                    self._templates.drop()
         finally:
             self.ctx.standbys = self.ctx.shards = ()  # stopped with the stack
             # the dataset dump is only the restore phases' input, and it is big
@@ -150,6 +165,7 @@ class Experiment:
             plan=self._plan,
             segments=self._progress,
             reruns=self._reruns,
+            time=self._time,
         )
 
     def _target_facts(self) -> dict[str, Any]:
@@ -159,21 +175,17 @@ class Experiment:
             facts["non_default_settings"] = self._non_default
         return facts
 
-    def setup_dataset(self, step: Step | None = None) -> None:
-        """Run the lab's setup files: once for the lab, or quietly before each run of a
-        fresh step (with that step's variables)."""
+    def setup_dataset(self) -> None:
+        """Run the lab's setup files once, for its steps that are not fresh."""
         ds = self.lab.dataset
         if not ds.setup:
             return
-        if step is None:
-            size = f" ({ds.variable} = {self.variables[ds.variable]})" if ds.variable else ""
-            self.display.message(f"setting up the dataset{size}")
+        size = f" ({ds.variable} = {self.variables[ds.variable]})" if ds.variable else ""
+        self.display.message(f"setting up the dataset{size}")
         t0 = time.monotonic()
-        variables = self.ctx.step_variables(step) if step else self.variables
         for path in ds.setup:
-            self.ctx.psql().run_file(path, variables, what="setup file")
-        if step is not None:
-            return
+            self.ctx.run_setup(path, self.variables)
+        self._time.setup_s = time.monotonic() - t0
         if ds.dump:
             self.ctx.psql().program(
                 "pg_dump",
@@ -182,6 +194,22 @@ class Experiment:
             )
         self.display.message(f"dataset ready in {time.monotonic() - t0:.1f}s")
 
+    def _build_templates(self, steps: list[Step]) -> None:
+        """Fresh steps: each one's data built once, as a template its runs start from."""
+        templates = self._templates = DataTemplates(self.ctx, steps)
+        t0 = time.monotonic()
+        templates.build()
+        self._time.setup_s = templates.setup_s
+        self._time.build_s = time.monotonic() - t0 - templates.setup_s
+        self._time.templates = [
+            TemplateSpent(t.name, tuple(t.steps), round(t.build_s, 2), t.bytes)
+            for t in templates.templates
+        ]
+        self._time.runs_from = "template" if templates.read_only else "clone"
+        self._time.how = templates.describe()
+        self.ctx.client_options = templates.client_options()
+        self.display.message(templates.summary())
+
     # -- a segment: rounds until the plan ends or every comparison is decided -------
 
     def _run_segment(self, segment: Segment) -> None:
@@ -189,7 +217,7 @@ class Experiment:
         first = steps[0]
         if first.schema and not first.fresh:
             self.target.apply_settings(self.ctx.settings(first))
-            self._apply_schema(first)
+            self.ctx.apply_schema(first)
         progress = SegmentProgress(segment.index)
         self._progress.append(progress)
         progress.stopped = "undecided at the last look" if segment.looks else "a fixed count"
@@ -250,24 +278,17 @@ class Experiment:
 
     # -- one run ---------------------------------------------------------------------
 
-    def _apply_schema(self, step: Step) -> None:
-        for path in step.schema:
-            self.display.message(f"{step.name}: applying {path.name}")
-            self.ctx.psql().run_file(
-                path, self.ctx.step_variables(step), what=f"step {step.name}: schema file"
-            )
-
     def _prepare(self, step: Step, *, restart: bool) -> None:
-        """The same for every timed run whatever its step: settings, a fresh postmaster
-        where the segment asks for one, fresh data for a fresh step, a CHECKPOINT."""
+        """The same for every timed run whatever its step: a fresh step's data from its
+        template, settings, a fresh postmaster where the segment asks for one, a
+        CHECKPOINT."""
+        if self._templates is not None:
+            self._templates.start_run(step)
         changes = self.target.apply_settings(self.ctx.settings(step))
         for node in self.ctx.standbys:
             node.apply_settings(step.standby_settings)
         if restart and not any(c.needs_restart for c in changes):
             self._restart_for_run()
-        if step.fresh:
-            self.setup_dataset(step)
-            self._apply_schema(step)
         self.target.settle()
 
     def _restart_for_run(self) -> None:
@@ -283,7 +304,10 @@ class Experiment:
         self, step: Step, segment: Segment, planned: Round, position: int, attempt: int
     ) -> RunRecord:
         stopping.check()  # a stop requested whose exception a finalizer swallowed
+        t0 = time.monotonic()
         self._prepare(step, restart=segment.restart_each_run)
+        self._time.prepare_s += time.monotonic() - t0
+        self._time.runs += 1
         label = _label(planned, segment, attempt)
         started_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         contention = self._contention_warning(step)
@@ -298,12 +322,14 @@ class Experiment:
             started_at=started_at,
         )
         workload = workloads.workload_for(self.ctx, step, self._expected_tps)
+        measuring = time.monotonic()  # the warm-up too: the workload runs
         workload.prepare(record, label)
         cpu_before = self._server_cpu_s()
         observer = self._observer_once()
         with observer.run(workload.expected_seconds()) as observation, monitor:
             raw = f"{step.name}-s{segment.index + 1}r{planned.number}"
             workload.run(record, observer, label, raw + ("-again" if attempt > 1 else ""))
+        self._time.measure_s += time.monotonic() - measuring
         cpu_after = self._server_cpu_s()
         if cpu_before is not None and cpu_after is not None:
             record.server_cpu_s = round(cpu_after - cpu_before, 3)

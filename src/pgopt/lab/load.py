@@ -14,7 +14,7 @@ from ..errors import LabError
 from . import expressions
 from .spec import Check, Dataset, Lab, Metric, MetricSource, RunDefaults, Timing
 from .steps import read_steps
-from .table import Table, file_field, read_toml, sql_text
+from .table import Table, file_field, read_toml, setup_field, sql_text
 
 LAB_FILE = "lab.toml"
 QUICK_REPS = 3  # the fewest rounds that can carry a verdict
@@ -70,6 +70,14 @@ def lab_from_dict(raw: dict[str, Any], folder: Path, *, where: str, name: str = 
                 f"{where}: step {step.name!r}: field 'standby_settings': "
                 "needs hot standbys ([cluster] standbys = N)"
             )
+    fresh = {s.fresh for s in steps}
+    if len(fresh) > 1:
+        raise LabError(
+            f"{where}: field 'fresh': every step or none (a fresh step's runs replace the "
+            "lab database with a copy of the step's template)"
+        )
+    if True in fresh and shards:
+        raise LabError(f"{where}: field 'fresh': a lab with shards builds its data once")
     checks = tuple(
         _check(Table(c, f"{where}: check {i + 1}"), folder)
         for i, c in enumerate(top.array("checks", []))
@@ -102,7 +110,7 @@ def _dataset(t: Table, folder: Path) -> Dataset:
         variable=t.text("variable", None),
         size=size,
         min_size=t.integer("min", min(size, 1000), minimum=0),
-        setup=tuple(file_field(t, "setup", f, folder) for f in t.array("setup", [])),
+        setup=tuple(setup_field(t, "setup", f, folder) for f in t.array("setup", [])),
         variables=variables,
         dump=t.flag("dump", False),
         contention_table=t.text("contention_table", None),

@@ -182,6 +182,16 @@ class ReplaySpec:
 
 
 @dataclass(frozen=True)
+class DataCopy:
+    """The user's data, copied before the lab started (pgopt ab): how long it took,
+    how big the source was, and how it was copied."""
+
+    seconds: float
+    bytes: int
+    how: str
+
+
+@dataclass(frozen=True)
 class Timing:
     """A lab's own figures for `--dry-run`'s estimate, measured at scale 1 on a 2-core
     machine and taken as linear in the scale: the dataset's setup, and one run of a
@@ -209,6 +219,7 @@ class Lab:
     shard_setup: tuple[Path, ...] = ()  # SQL run on each shard before the dataset
     timing: Timing = field(default_factory=Timing)
     replay: ReplaySpec | None = None  # a replay of a source's workload: its fidelity
+    copy: DataCopy | None = None  # the user's data, copied before the lab (pgopt ab)
 
     def step(self, name: str) -> Step:
         for s in self.steps:

@@ -127,6 +127,14 @@ def file_field(t: Table, key: str, name: Any, folder: Path) -> Path:
     return path
 
 
+def setup_field(t: Table, key: str, name: Any, folder: Path) -> Path:
+    """A SQL file, or a folder holding a pg_dump archive in directory format (restored
+    with pg_restore -j)."""
+    if isinstance(name, str) and (folder / name / "toc.dat").is_file():
+        return (folder / name).resolve()
+    return file_field(t, key, name, folder)
+
+
 def sql_text(t: Table, folder: Path) -> str:
     if t.has("file"):
         return file_field(t, "file", t.text("file"), folder).read_text()

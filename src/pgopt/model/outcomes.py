@@ -49,6 +49,32 @@ class RunRecord:
     detailed: bool | None = None  # pgbench kept its log and per-statement report
 
 
+@dataclass(frozen=True)
+class TemplateSpent:
+    """One template database a fresh step's runs start from (engine/templates.py)."""
+
+    name: str
+    steps: tuple[str, ...]
+    build_s: float  # its variant's SQL and VACUUM ANALYZE, on a copy of the dataset
+    bytes: int
+
+
+@dataclass
+class TimeSpent:
+    """What a lab run's wall time went to, in seconds: the dataset's setup files, the
+    fresh steps' templates, preparing each timed run (its data, settings, CHECKPOINT)
+    and measuring (warm-ups and timed runs)."""
+
+    setup_s: float = 0.0
+    build_s: float = 0.0
+    prepare_s: float = 0.0
+    measure_s: float = 0.0
+    runs: int = 0
+    runs_from: str = ""  # fresh steps: "clone" or "template" ('' for other labs)
+    how: str = ""  # how a fresh step's runs get their data, and why, in words
+    templates: list[TemplateSpent] = field(default_factory=list)
+
+
 @dataclass
 class Rerun:
     """A round run again because one of its runs looked disturbed; its runs are kept
@@ -94,3 +120,4 @@ class ExperimentOutcome:
     plan: Plan | None = None
     segments: list[SegmentProgress] = field(default_factory=list)
     reruns: list[Rerun] = field(default_factory=list)
+    time: TimeSpent = field(default_factory=TimeSpent)

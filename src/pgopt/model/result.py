@@ -346,6 +346,43 @@ class Fidelity:
 
 
 @dataclass(frozen=True)
+class TemplateRecord:
+    """A template database a fresh step's runs started from: its steps, the seconds
+    its variant's SQL and VACUUM ANALYZE took, its size."""
+
+    name: str
+    steps: tuple[str, ...]
+    build_s: float
+    bytes: int
+
+
+@dataclass(frozen=True)
+class TimeBreakdown:
+    """What the run's wall time went to, in seconds. `copy_s`: the source copied
+    before the lab started (pgopt ab: pg_dump); `setup_s`: the dataset's setup files
+    (for ab, restoring that copy); `build_s`: each fresh step's template; `prepare_s`:
+    before the timed runs (a fresh step's database from its template, settings, a
+    CHECKPOINT); `measure_s`: warm-ups and timed runs; `other_s`: the rest (the
+    server's start and stop, checks, reports)."""
+
+    total_s: float
+    setup_s: float
+    build_s: float
+    prepare_s: float
+    measure_s: float
+    other_s: float
+    measured_share: float
+    runs: int
+    prepare_per_run_s: float | None = None
+    copy_s: float | None = None
+    copy_bytes: int | None = None
+    copy_how: str = ""
+    runs_from: str | None = None  # fresh steps: "clone" or "template"
+    how: str = ""
+    templates: tuple[TemplateRecord, ...] = ()
+
+
+@dataclass(frozen=True)
 class LabResult:
     schema: str
     lab: str
@@ -372,6 +409,7 @@ class LabResult:
     error: str | None = absent()
     ceiling: Ceiling | None = absent()
     fidelity: Fidelity | None = absent()  # a replay of a source's workload
+    time: TimeBreakdown | None = absent()  # what the wall time went to (older files lack it)
 
     def step(self, name: str) -> StepResult:
         return next(s for s in self.steps if s.name == name)

@@ -22,6 +22,7 @@ from ..errors import SettingsError, TargetError, UsageError
 from ..model.facts import ServerFacts
 from ..queries import load
 from ..redact import redact_dsn, redactor
+from . import databases
 from .base import LAB_COMMENT, LAB_DATABASE, Target, first_line
 from .embedded import reload_and_wait
 from .settings import (
@@ -57,7 +58,7 @@ class AttachedTarget(Target):
             raise UsageError(f"invalid --dsn {redact_dsn(dsn)}: {e}") from e
         password = self._params.get("password")
         redactor.add(str(password) if password else None)
-        self._admin_db = str(self._params.get("dbname") or "postgres")
+        self.admin_database = str(self._params.get("dbname") or "postgres")
         self._system_originals: dict[str, str | None] = {}
         self._created = False
         self._checkpoint_refused = False
@@ -69,7 +70,7 @@ class AttachedTarget(Target):
 
     def __enter__(self) -> AttachedTarget:
         try:
-            admin = self.connect(self._admin_db)
+            admin = self.connect(self.admin_database)
         except TargetError as e:
             raise TargetError(f"cannot reach the server of --dsn: {e}") from None
         with admin:
@@ -92,8 +93,10 @@ class AttachedTarget(Target):
 
     def _clean_up(self) -> None:
         """Reset the settings pgopt changed; drop pgopt_lab (or keep it with --keep)."""
-        with self.connect(self._admin_db) as admin:
+        with self.connect(self.admin_database) as admin:
             self._restore_system_settings(admin)
+            for name in databases.leftovers(admin):  # a run stopped before it dropped them
+                databases.drop(admin, name)
             if not self._created:
                 return
             if self.keep:
@@ -117,28 +120,33 @@ class AttachedTarget(Target):
                 )
             self.say(f"dropping {LAB_DATABASE} left by an earlier pgopt run")
             self._drop_lab_database(admin)
+        for name in databases.leftovers(admin):
+            self.say(f"dropping {name} left by an earlier pgopt run")
+            databases.drop(admin, name)
         try:
-            admin.execute(sql.SQL("create database {}").format(sql.Identifier(LAB_DATABASE)))
+            databases.create(admin)
         except psycopg.Error as e:
             raise TargetError(f"cannot create database {LAB_DATABASE}: {e}") from e
         self._created = True
-        admin.execute(
-            sql.SQL("comment on database {} is {}").format(
-                sql.Identifier(LAB_DATABASE), sql.Literal(LAB_COMMENT)
-            )
-        )
 
     def _drop_lab_database(self, admin: psycopg.Connection[Any]) -> None:
-        ident = sql.Identifier(LAB_DATABASE)
-        if admin.info.server_version >= 130000:
-            admin.execute(sql.SQL("drop database if exists {} with (force)").format(ident))
-        else:
-            admin.execute(
-                "select pg_terminate_backend(pid) from pg_stat_activity where datname = %s",
-                [LAB_DATABASE],
-            )
-            admin.execute(sql.SQL("drop database if exists {}").format(ident))
+        databases.drop(admin)
         self._created = False
+
+    def lab_database_replaced(self) -> None:
+        """Settings pgopt keeps on pgopt_lab (ALTER DATABASE) do not come with a clone,
+        and a template renamed in carries those of its last turn: reset, to be applied
+        again."""
+        with self.connect(self.admin_database) as admin:
+            admin.execute(
+                sql.SQL("alter database {} reset all").format(sql.Identifier(LAB_DATABASE))
+            )
+        contexts = self.setting_contexts()
+        self._applied = {
+            name: value
+            for name, value in self._applied.items()
+            if contexts.get(name) not in SESSION_CONTEXTS
+        }
 
     def peek(self) -> ServerFacts:
         """The server's facts, read in a read-only session of the database the DSN names,
@@ -171,7 +179,7 @@ class AttachedTarget(Target):
     def _apply(self, changes: list[SettingChange]) -> None:
         refuse_for_attached(changes, self.allow_settings)
         system = [c for c in changes if c.context not in SESSION_CONTEXTS]
-        with self.connect(self._admin_db) as admin:
+        with self.connect(self.admin_database) as admin:
             for change in changes:
                 if change.context in SESSION_CONTEXTS:
                     stmt = self._database_setting(change)

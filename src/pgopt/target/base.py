@@ -54,6 +54,7 @@ class Target(abc.ABC):
 
     kind: str
     binaries: PgBinaries
+    admin_database = "postgres"  # where pgopt creates, renames and drops its databases
 
     def __init__(self) -> None:
         self._applied: dict[str, str] = {}
@@ -91,6 +92,15 @@ class Target(abc.ABC):
     def display_dsn(self) -> str:
         params = {k: v for k, v in self.conninfo().items() if k != "password"}
         return make_conninfo(**{k: str(v) for k, v in params.items()})
+
+    def filesystem(self) -> str | None:
+        """The type of the filesystem the server's data is on; None where pgopt cannot
+        see it (a server on another machine)."""
+        return None
+
+    def lab_database_replaced(self) -> None:  # noqa: B027 - only --dsn keeps per-database settings
+        """The lab database was dropped and made again (or renamed in): settings kept
+        on the database itself are to be applied again."""
 
     def settle(self) -> None:  # noqa: B027 - a no-op unless the target owns the server
         """Before every timed run, whatever the step: a CHECKPOINT, so that no run starts

@@ -28,7 +28,8 @@ from ..binaries import PgBinaries
 from ..errors import BinariesError, SettingsError, TargetError
 from ..machine import filesystem_type
 from ..processes import stop
-from .base import LAB_COMMENT, LAB_DATABASE, Target, first_line
+from . import databases
+from .base import LAB_DATABASE, Target, first_line
 from .cpu import process_cpu_s, tree_cpu_s
 from .reaping import OWNER_FILE, PREFIX, reap_stale
 from .runas import ServerUser, can_enter, reachable_binaries, server_user
@@ -103,6 +104,9 @@ class EmbeddedTarget(Target):
             "user": SUPERUSER,
             "dbname": dbname or LAB_DATABASE,
         }
+
+    def filesystem(self) -> str | None:
+        return filesystem_type(self.workdir_base)
 
     def describe(self) -> dict[str, Any]:
         info = super().describe()
@@ -199,11 +203,7 @@ class EmbeddedTarget(Target):
 
     def _after_start(self, conn: psycopg.Connection[Any]) -> None:
         """The lab database, made once the server accepts connections."""
-        ident = sql.Identifier(LAB_DATABASE)
-        conn.execute(sql.SQL("create database {}").format(ident))
-        conn.execute(
-            sql.SQL("comment on database {} is {}").format(ident, sql.Literal(LAB_COMMENT))
-        )
+        databases.create(conn)
 
     def _make_data_dir(self) -> None:
         self.say(f"initdb PostgreSQL {self.binaries.version} in {self.root}")

@@ -1,0 +1,103 @@
+"""Whether a lab's workloads may write (pure): read from their pgbench scripts with
+PostgreSQL's own parser (pglast), for engine/templates.py, which lets a workload
+that writes nothing run on its template itself.
+
+A statement counts as reading only when it is a SELECT (or EXPLAIN of one) with no
+INTO, no row lock (FOR UPDATE/SHARE) and no data-modifying WITH, or a transaction
+command, SHOW, DEALLOCATE or a SET of anything but the read-only settings. Anything
+else counts as writing, and so does a statement the parser cannot read. A
+function that writes, called from a SELECT, is not seen here: the runs' sessions
+are read-only, so it fails the run instead.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pglast import ast, parse_sql, split
+from pglast.parser import ParseError
+
+from ..lab.spec import Step
+from ..sqltree import walk
+
+READ_ONLY_BUILTINS = frozenset({"select-only"})
+_HARMLESS = (ast.TransactionStmt, ast.VariableShowStmt, ast.DeallocateStmt)
+_GUARDED = frozenset({"default_transaction_read_only", "transaction_read_only"})
+
+
+def first_write(steps: list[Step]) -> str | None:
+    """Why the steps' workloads may write, in words; None when none of them can."""
+    for step in steps:
+        if step.phases or step.probe:
+            return f"step {step.name} is timed by phases or a probe, which may write"
+        scripts = list(step.scripts)
+        if step.background is not None:
+            scripts += step.background.scripts
+        for script in scripts:
+            if script.builtin is not None:
+                if script.builtin not in READ_ONLY_BUILTINS:
+                    return f"pgbench's {script.builtin} script writes"
+                continue
+            assert script.path is not None
+            found = script_write(script.path.read_text())
+            if found is not None:
+                return f"{script.path.name} writes ({found})"
+    return None
+
+
+def script_write(script: str) -> str | None:
+    """The first statement of a pgbench script that may write, shortened; None when
+    every statement only reads. A statement pglast cannot read counts as writing."""
+    for statement in script_statements(script):
+        try:
+            parsed = parse_sql(statement)
+        except ParseError:
+            return f"cannot read: {_short(statement)}"
+        for raw in parsed:
+            if not _reads_only(raw.stmt):
+                return _short(statement)
+    return None
+
+
+def script_statements(script: str) -> list[str]:
+    """The SQL of a pgbench script, its variables (`:name`) as parameters ($1):
+    meta-commands (`\\set`, continued lines too) left out."""
+    sql_lines: list[str] = []
+    continued = False
+    for line in script.splitlines():
+        stripped = line.strip()
+        if continued or stripped.startswith("\\"):
+            continued = stripped.endswith("\\")
+            continue
+        sql_lines.append(line)
+    text = _VARIABLE.sub("$1", "\n".join(sql_lines))
+    try:
+        return [s for s in split(text, with_parser=False) if s.strip()]
+    except ParseError:
+        return [text]  # unreadable: judged, and refused, as a whole
+
+
+def _reads_only(stmt: Any) -> bool:
+    if isinstance(stmt, _HARMLESS):
+        return True
+    if isinstance(stmt, ast.VariableSetStmt):
+        return (stmt.name or "").lower() not in _GUARDED
+    if isinstance(stmt, ast.ExplainStmt):
+        stmt = stmt.query
+    if not isinstance(stmt, ast.SelectStmt) or stmt.intoClause is not None:
+        return False
+    for node in walk(stmt):
+        if isinstance(node, ast.InsertStmt | ast.UpdateStmt | ast.DeleteStmt | ast.MergeStmt):
+            return False
+        if isinstance(node, ast.LockingClause) or getattr(node, "intoClause", None):
+            return False
+    return True
+
+
+def _short(statement: str) -> str:
+    one = " ".join(statement.split())
+    return one if len(one) <= 60 else one[:57] + "..."
+
+
+_VARIABLE = re.compile(r"(?<![:\w]):[A-Za-z_][A-Za-z0-9_]*")
