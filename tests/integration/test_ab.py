@@ -3,6 +3,7 @@ scan is `faster`; an A/A is never `slower`; every run starts from the same data.
 
 import contextlib
 import subprocess
+import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -191,7 +192,8 @@ def test_a_copy_of_the_users_database_is_the_data_and_the_source_is_untouched(
     assert code == 0
     assert result["steps"][1]["verdict_vs_previous"] == "faster"
     assert source_state(source) == before
-    assert "source.sql" in result["description"]
+    assert "source-schema.sql, source-data" in result["description"]
+    assert result["time"]["copy_s"] > 0 and result["time"]["copy_bytes"] > 0
 
 
 def test_an_unreachable_source_is_one_line_and_exit_2(
@@ -287,4 +289,39 @@ def test_an_ab_on_a_sample_decides_and_a_sample_that_leaves_nothing_is_exit_2(
     args += ["--script", str(folder / "by_customer.sql"), "--workdir", str(workdir)]
     assert main([*args, "--out", str(tmp_path / "out2")]) == 2
     err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
-    assert len(err) == 1 and "--sample 1e-05 left no rows of public.orders" in err[0], err
+    errors = [line for line in err if line.startswith("pgopt: error:")]
+    assert len(errors) == 1 and errors[0] == err[-1], err  # after the copy's progress
+    assert "--sample 1e-05 left no rows of public.orders" in errors[0]
+
+
+@pytest.fixture
+def small_disk() -> Iterator[Path]:
+    """A 4 MiB filesystem (tmpfs) as the work folder: smaller than the copy."""
+    path = Path(tempfile.mkdtemp(prefix="pgopt-test-disk-", dir="/var/tmp"))
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m,mode=0755", "tmpfs", str(path)],
+        capture_output=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        path.rmdir()
+        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", str(path)], check=False)
+        path.rmdir()
+
+
+def test_a_copy_that_does_not_fit_is_one_line_exit_2_and_nothing_copied(
+    tmp_path: Path, source: str, small_disk: Path, capsys: Any
+) -> None:
+    folder = write_ab(tmp_path / "ab")
+    out = tmp_path / "out"
+    args = ["ab", "--source-dsn", source, "--script", str(folder / "by_customer.sql")]
+    code = main([*args, "--workdir", str(small_disk), "--out", str(out)])
+    assert code == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(err) == 1 and err[0].startswith("pgopt: error: the copy needs about "), err
+    assert f"in {small_disk}" in err[0] and "--sample " in err[0]
+    assert list(small_disk.iterdir()) == [] and not out.exists()  # nothing copied

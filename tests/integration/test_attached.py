@@ -56,7 +56,7 @@ def server_state(dsn: str) -> dict[str, object]:
     with psycopg.connect(dsn) as conn:
         return {
             "databases": conn.execute(
-                "select datname from pg_database where datname = 'pgopt_lab'"
+                "select datname from pg_database where datname like 'pgopt_lab%'"
             ).fetchall(),
             "file_settings": conn.execute(
                 "select sourcefile, name, setting from pg_file_settings order by 1, 2"

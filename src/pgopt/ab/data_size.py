@@ -61,7 +61,7 @@ def read_tables(dsn: str) -> list[TableSize]:
         with psycopg.connect(dsn, options=READ_ONLY, connect_timeout=10) as conn:
             rows = conn.execute(TABLES_SQL).fetchall()
     except psycopg.Error as e:
-        raise UsageError(f"reading the size of {redact_dsn(dsn)}: {first_line(e)}") from e
+        raise UsageError(f"copying {redact_dsn(dsn)}: {first_line(e)}") from e
     return [TableSize(str(s), str(n), int(h), int(t)) for s, n, h, t in rows]
 
 

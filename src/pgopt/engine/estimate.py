@@ -29,11 +29,12 @@ PREPARE_S = 0.3  # settings, CHECKPOINT, observer start and stop, per timed run
 RESTART_S = 1.0  # a fresh postmaster, per run of a segment that restarts
 START_S = 3.0  # initdb, the server's start and stop, the reports
 # a copy of the user's data (pgopt ab), in bytes of the restored copy per second:
-# bench/ab_scale.py on pgbench data of 100 MB to 5 GB (bench/README.md)
-DUMP_BPS = 60e6  # pg_dump --jobs, directory format
-RESTORE_BPS = 25e6  # pg_restore --jobs: rows, then indexes and constraints
-BUILD_BPS = 80e6  # a template: a copy of the restored data, the variant's SQL, VACUUM ANALYZE
-CLONE_BPS = 150e6  # CREATE DATABASE ... STRATEGY FILE_COPY, its two checkpoints
+# bench/ab_scale.py, pgbench data of 1 GB copied from the local PostgreSQL 15
+# (bench/README.md, 2026-11-26)
+DUMP_BPS = 250e6  # pg_dump --jobs, directory format, uncompressed
+RESTORE_BPS = 55e6  # pg_restore --jobs: rows, then indexes and constraints, VACUUM
+BUILD_BPS = 320e6  # a template: a copy of the restored data, the variant's SQL, ANALYZE
+CLONE_BPS = 550e6  # CREATE DATABASE ... STRATEGY FILE_COPY, its two checkpoints
 CLONE_S = 0.3  # a clone of a small database
 
 
@@ -93,8 +94,9 @@ def estimate(lab: Lab, params: RunParams, plan: Plan, data_bytes: int | None = N
     runs_shortest = runs_longest = 0
     for segment in plan.segments:
         per_round = 0.0
-        for _name in segment.steps:
-            per_round += run_s + params.warmup_s + PREPARE_S + per_run_data
+        for name in segment.steps:
+            warmup = 0 if lab.step(name).fresh else params.warmup_s  # RunContext.warmup_s
+            per_round += run_s + warmup + PREPARE_S + per_run_data
             per_round += RESTART_S if segment.restart_each_run else 0.0
         first = segment.looks[0] if segment.looks else len(segment.rounds)
         shortest += per_round * first
@@ -108,6 +110,6 @@ def estimate(lab: Lab, params: RunParams, plan: Plan, data_bytes: int | None = N
             ("restoring", setup_s),
             ("building the variants", build_s),
             ("preparing the runs", (PREPARE_S + per_run_data) * runs_longest),
-            ("measuring", (run_s + params.warmup_s) * runs_longest),
+            ("measuring", run_s * runs_longest),
         )
     return Estimate(shortest, longest, runs_shortest, runs_longest, tuple(unknown), parts)

@@ -73,7 +73,7 @@ def script_statements(script: str) -> list[str]:
         sql_lines.append(line)
     text = _VARIABLE.sub("$1", "\n".join(sql_lines))
     try:
-        return [s for s in split(text, with_parser=False) if s.strip()]
+        return [s for s in split(text) if s.strip()]
     except ParseError:
         return [text]  # unreadable: judged, and refused, as a whole
 
