@@ -67,7 +67,8 @@ def run_lab(folder: Path, workdir: Path, out: Path) -> dict[str, Any]:
 
 
 def runs(result: dict[str, Any], step: str) -> list[dict[str, Any]]:
-    return next(s for s in result["steps"] if s["name"] == step)["runs"]
+    found: list[dict[str, Any]] = next(s for s in result["steps"] if s["name"] == step)["runs"]
+    return found
 
 
 def test_a_writing_workload_starts_every_run_from_the_same_data(
