@@ -325,3 +325,26 @@ def test_a_copy_that_does_not_fit_is_one_line_exit_2_and_nothing_copied(
     assert len(err) == 1 and err[0].startswith("pgopt: error: the copy needs about "), err
     assert f"in {small_disk}" in err[0] and "--sample " in err[0]
     assert list(small_disk.iterdir()) == [] and not out.exists()  # nothing copied
+
+
+def test_a_writing_ab_on_the_users_server_clones_each_run_with_its_settings(
+    tmp_path: Path, dsn: str
+) -> None:
+    """On --dsn each run's database is a clone; B's setting (kept on the database
+    itself) is applied to every clone again, A's runs never see it; the server is
+    left as found, templates dropped."""
+    folder = tmp_path / "ab"
+    folder.mkdir()
+    (folder / "data.sql").write_text("create table events (v int);\n")
+    check = "insert into events values (1);\nselect 1 / ({})::int;\n"
+    (folder / "a.sql").write_text(check.format("current_setting('work_mem') <> '7MB'"))
+    (folder / "b.sql").write_text(check.format("current_setting('work_mem') = '7MB'"))
+    before = server_state(dsn)
+    args = ["--setup", str(folder / "data.sql"), "--script", str(folder / "a.sql")]
+    args += ["--b-script", str(folder / "b.sql"), "--b-setting", "work_mem=7MB"]
+    args += ["--allow-settings", "--reps", "2", "--duration", "1"]
+    code, result = run_ab_on(dsn, tmp_path / "out", *args)
+    assert code == 0
+    assert result["time"]["runs_from"] == "clone"
+    assert all(r["failed"] == 0 for s in result["steps"] for r in s["runs"])
+    assert server_state(dsn) == before

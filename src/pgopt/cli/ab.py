@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 from dataclasses import fields, replace
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+from rich.text import Text
 
 from .. import machine
 from ..ab.data_size import CopySize, check_disk, read_tables
@@ -28,7 +30,7 @@ from ..store import new_run_dir
 from ..target.embedded import default_workdir_base
 from ..words import plural
 from .ab_synthesis import as_the_source_ran, replay_spec, say_synthesis
-from .app import err
+from .app import err, out
 from .gate_output import finish_gate, gate_of, gate_options
 from .running import check_run_options, password_of, run_lab, run_options
 
@@ -163,6 +165,8 @@ def run_ab(
                 Path(folder),
                 server_here=not options.get("dsn"),
             )
+            if options["dry_run"]:
+                out.print(_copy_line(size, base, server_here=not options.get("dsn")))
         if (ab.source_dsn or ab.dump) and not options["dry_run"]:
             ab, copy = _with_copy(ab, options["pg_bin"], Path(folder), size)
         lab = ab_lab(ab, Path(folder), steps_of, replay, copy)
@@ -213,6 +217,20 @@ def _with_copy(
     err.print(f"pgopt: copied in {seconds:.1f}s", highlight=False)
     copy = DataCopy(seconds, size.database_bytes if size else 0, how)
     return replace(ab, setup=(*copied.setup, *ab.setup)), copy
+
+
+def _copy_line(size: CopySize, folder: Path, *, server_here: bool) -> Text:
+    """--dry-run: how big the copy will be, and where it goes."""
+    free = format_bytes(shutil.disk_usage(folder).free)
+    if server_here:
+        where = f"at most {format_bytes(size.local_bytes)} on disk in {folder} ({free} free)"
+    else:
+        where = (
+            f"the dump {format_bytes(size.dump_bytes)} in {folder} ({free} free); on the "
+            f"server of --dsn, two templates and a clone of {format_bytes(size.database_bytes)}"
+            " each"
+        )
+    return Text(f"copy: about {format_bytes(size.database_bytes)} once restored; {where}")
 
 
 GATE_KEYS = ("regression", "require_decision", "junit")

@@ -44,6 +44,7 @@ from .fmt import (
     is_a_baseline,
 )
 from .phase_tables import phase_tables
+from .time_lines import time_lines
 
 
 def build_document(result: LabResult) -> Document:
@@ -176,6 +177,7 @@ def _summary(result: LabResult) -> Section:
         ("Client sweeps", fields.sweep_lines(result)),
         ("Skipped steps", fields.skipped_lines(result)),
         ("Rounds", [*fields.round_lines(result), *fields.rerun_lines(result)]),
+        ("Time", time_lines(result)),
         ("Why", [f"{s.name}: {w}" for s in result.steps for w in fields.why_lines(s)]),
         ("Warnings", [f"{s.name}: {w}" for s in result.steps for w in s.warnings]),
     ]
