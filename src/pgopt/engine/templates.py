@@ -89,7 +89,8 @@ class DataTemplates:
                 "(its statements were read, and its sessions run read-only)"
             )
         return (
-            f"every run starts from a clone of its step's template ({self.method}): {self.writes}"
+            f"every run starts from a clone of its step's template, because {self.writes}; "
+            f"the clone is {self.method}"
         )
 
     # -- once, before the first round --------------------------------------------

@@ -86,12 +86,18 @@ def format_ms(value: float | None) -> str:
 
 
 def format_bytes(value: float) -> str:
-    """'23.5 GiB'."""
+    """'23.5 GiB', '1,010 MiB': three significant digits, never an exponent."""
     for unit in ("B", "KiB", "MiB", "GiB"):
         if abs(value) < 1024:
-            return f"{value:.3g} {unit}"
+            return f"{_three_digits(value)} {unit}"
         value /= 1024
-    return f"{value:.3g} TiB"
+    return f"{_three_digits(value)} TiB"
+
+
+def _three_digits(value: float) -> str:
+    if abs(value) >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
 
 
 def format_article(step: StepResult) -> str:
