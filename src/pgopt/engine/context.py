@@ -95,7 +95,7 @@ class RunContext:
         """Seconds at the start of a timed pgbench run that its figure leaves out: only
         runs timed by duration have them (a fixed transaction count stays exact)."""
         timed_by_pgbench = not step.phases and step.probe is None
-        if not timed_by_pgbench or step.transactions is not None or step.fresh:
+        if not timed_by_pgbench or step.transactions is not None:
             return 0
         return self.params.warmup_s
 

@@ -94,9 +94,8 @@ def estimate(lab: Lab, params: RunParams, plan: Plan, data_bytes: int | None = N
     runs_shortest = runs_longest = 0
     for segment in plan.segments:
         per_round = 0.0
-        for name in segment.steps:
-            warmup = 0 if lab.step(name).fresh else params.warmup_s  # RunContext.warmup_s
-            per_round += run_s + warmup + PREPARE_S + per_run_data
+        for _name in segment.steps:
+            per_round += run_s + params.warmup_s + PREPARE_S + per_run_data
             per_round += RESTART_S if segment.restart_each_run else 0.0
         first = segment.looks[0] if segment.looks else len(segment.rounds)
         shortest += per_round * first
@@ -110,6 +109,6 @@ def estimate(lab: Lab, params: RunParams, plan: Plan, data_bytes: int | None = N
             ("restoring", setup_s),
             ("building the variants", build_s),
             ("preparing the runs", (PREPARE_S + per_run_data) * runs_longest),
-            ("measuring", run_s * runs_longest),
+            ("measuring", (run_s + params.warmup_s) * runs_longest),
         )
     return Estimate(shortest, longest, runs_shortest, runs_longest, tuple(unknown), parts)
