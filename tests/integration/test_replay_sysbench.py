@@ -165,9 +165,9 @@ def test_a_log_capture_of_sysbench_is_replayed_faithfully_with_its_transactions(
     log = capture(source_server, sysbench_db, workload, tmp_path / "capture.log")
     out = tmp_path / "out"
     command = ["ab", "--source-dsn", sysbench_db, "--synthesize", "--source-log", str(log)]
-    # 5 s and its warm-up: in 2 s, the copy's freshly built indexes (page splits on
-    # every insert) made sysbench's 0.02-ms statements 2.2x slower a call than on the
-    # aged source in 3 runs of 4, before and after issue 45 alike
+    # 5 s: in 2 s, the copy's freshly built indexes (page splits on every insert) and
+    # its cold cache made sysbench's 0.02-ms statements 2.2x slower a call than on the
+    # aged source, in 3 runs of 4 before issue 45's templates and after alike
     command += ["--b-setting", "synchronous_commit=off", "--reps", "1", "--duration", "5"]
     assert main([*command, "--workdir", str(workdir), "--out", str(out)]) == 0
     fidelity = load_document(out)["fidelity"]
