@@ -44,7 +44,6 @@ setup = ["schema.sql"]
 scripts = ["by_customer.sql"]
 clients = 1
 duration = 2
-warmup = 1
 [a]
 title = "no index"
 [b]
