@@ -161,7 +161,9 @@ def test_a_standby_that_dies_ends_the_run_and_takes_nothing_with_it(
     """The standby's postmaster killed during a run on it: the run ends with pgbench's
     error naming the node, and the primary goes too, folders and all."""
     proc = _start_with_standby(workdir, tmp_path / "run", "reads_standby")
-    standby = max(workdir.glob("pgopt-*"), key=lambda p: p.stat().st_ctime)  # made last
+    # the standby's folder: pg_basebackup -R wrote its standby.signal (a folder's
+    # ctime is no guide: files made in the primary's later make it look newer)
+    standby = next(p for p in workdir.glob("pgopt-*") if (p / "data/standby.signal").exists())
     deadline = time.monotonic() + 90  # into the runs: pgbench's sessions on the standby
     while not _bench_sessions(standby):
         if time.monotonic() > deadline or proc.poll() is not None:
