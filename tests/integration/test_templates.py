@@ -31,7 +31,7 @@ unit = "tx/s"
 [run]
 clients = 1
 duration = 1
-reps = 3
+reps = 2
 warmup = 0
 
 [[steps]]
@@ -84,11 +84,11 @@ def test_a_writing_workload_starts_every_run_from_the_same_data(
             # the rows in the table are the ones this run inserted: none left from before
             assert run["transactions"] > 0
             assert int(run["facts"]["rows"]) == run["transactions"]
-        assert len({run["facts"]["database"] for run in runs(result, step)}) == 3  # clones
+        assert len({run["facts"]["database"] for run in runs(result, step)}) == 2  # clones
     assert count.read_text().splitlines() == ["applied"]  # B's SQL: once, not once a run
     assert [t["steps"] for t in result["time"]["templates"]] == [["a"], ["b"]]
     spent = result["time"]
-    assert spent["runs"] == 6 and spent["measure_s"] > 0 and spent["prepare_s"] > 0
+    assert spent["runs"] == 4 and spent["measure_s"] > 0 and spent["prepare_s"] > 0
 
 
 def test_a_read_only_workload_runs_on_its_template_without_rebuilding(
