@@ -23,8 +23,9 @@ from .test_attached import dsn, server_state
 
 __all__ = ["dsn"]  # the fixture: the local PostgreSQL 15, else a second embedded server
 
-# on the machine's PostgreSQL 15 (the source, the users-server A/B): one at a time
-pytestmark = pytest.mark.xdist_group("pg15")
+# the tests on the machine's PostgreSQL 15 (the source, the users-server A/B): one at
+# a time, in one worker; the others (the embedded server's alone) run anywhere
+PG15 = pytest.mark.xdist_group("pg15")
 
 SCHEMA = """\
 create table orders (id bigint generated always as identity primary key,
@@ -173,6 +174,7 @@ def source_state(dsn: str) -> tuple[object, ...]:
         return (rows, sorted(r[0] for r in indexes))
 
 
+@PG15
 def test_a_copy_of_the_users_database_is_the_data_and_the_source_is_untouched(
     tmp_path: Path, workdir: Path, source: str
 ) -> None:
@@ -209,6 +211,7 @@ def test_an_unreachable_source_is_one_line_and_exit_2(
     assert "s3cret" not in err[0]
 
 
+@PG15
 def test_on_the_users_server_it_works_in_pgopt_lab_and_leaves_the_server_as_found(
     tmp_path: Path, dsn: str
 ) -> None:
@@ -227,6 +230,7 @@ def run_ab_on(dsn: str, out: Path, *args: str) -> tuple[int, dict[str, Any]]:
     return code, load_document(out)
 
 
+@PG15
 def test_a_dump_file_of_the_users_database_is_the_data(
     tmp_path: Path, workdir: Path, source: str, binaries: PgBinaries
 ) -> None:
@@ -243,6 +247,7 @@ def test_a_dump_file_of_the_users_database_is_the_data(
     assert result["steps"][1]["verdict_vs_previous"] == "faster"
 
 
+@PG15
 def test_a_sample_copies_part_of_a_big_table_and_its_whole_schema(
     tmp_path: Path, source: str, binaries: PgBinaries, server: EmbeddedTarget
 ) -> None:
@@ -273,6 +278,7 @@ def test_a_sample_copies_part_of_a_big_table_and_its_whole_schema(
             conn.execute(f"drop database if exists {name} with (force)")
 
 
+@PG15
 def test_an_ab_on_a_sample_decides_and_a_sample_that_leaves_nothing_is_exit_2(
     tmp_path: Path, workdir: Path, source: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -312,6 +318,7 @@ def small_disk() -> Iterator[Path]:
         path.rmdir()
 
 
+@PG15
 def test_a_copy_that_does_not_fit_is_one_line_exit_2_and_nothing_copied(
     tmp_path: Path, source: str, small_disk: Path, capsys: Any
 ) -> None:
@@ -326,6 +333,7 @@ def test_a_copy_that_does_not_fit_is_one_line_exit_2_and_nothing_copied(
     assert list(small_disk.iterdir()) == [] and not out.exists()  # nothing copied
 
 
+@PG15
 def test_a_writing_ab_on_the_users_server_clones_each_run_with_its_settings(
     tmp_path: Path, dsn: str
 ) -> None:
