@@ -71,12 +71,18 @@ def runs(result: dict[str, Any], step: str) -> list[dict[str, Any]]:
     return found
 
 
+def run_fresh_lab(script: str, tmp_path: Path, workdir: Path) -> tuple[dict[str, Any], Path]:
+    """The lab with `script` as A's and B's workload; its result, and the file B's SQL
+    appends a line to each time it is applied (where the server's user may write)."""
+    count = workdir / "applied.txt"
+    folder = write_lab(tmp_path / "lab", script, count)
+    return run_lab(folder, workdir, tmp_path / "out"), count
+
+
 def test_a_writing_workload_starts_every_run_from_the_same_data(
     tmp_path: Path, workdir: Path
 ) -> None:
-    count = workdir / "applied.txt"  # where the server's user may write
-    folder = write_lab(tmp_path / "lab", "insert.sql", count)
-    result = run_lab(folder, workdir, tmp_path / "out")
+    result, count = run_fresh_lab("insert.sql", tmp_path, workdir)
     assert result["time"]["runs_from"] == "clone"
     assert "insert.sql writes" in result["time"]["how"]
     for step in ("a", "b"):
@@ -94,9 +100,7 @@ def test_a_writing_workload_starts_every_run_from_the_same_data(
 def test_a_read_only_workload_runs_on_its_template_without_rebuilding(
     tmp_path: Path, workdir: Path
 ) -> None:
-    count = workdir / "applied.txt"  # where the server's user may write
-    folder = write_lab(tmp_path / "lab", "read.sql", count)
-    result = run_lab(folder, workdir, tmp_path / "out")
+    result, count = run_fresh_lab("read.sql", tmp_path, workdir)
     assert result["time"]["runs_from"] == "template"
     for step in ("a", "b"):
         assert len({run["facts"]["database"] for run in runs(result, step)}) == 1  # the same
