@@ -24,7 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..lab.spec import ReplaySpec, SourceFigures
-from ..model.result import Fidelity, Run, StatementFidelity
+from ..model.fidelity import Fidelity, StatementFidelity
+from ..model.result import Run
 
 THRESHOLDS = {
     "replayed_share": 0.90,  # of the source's execution time

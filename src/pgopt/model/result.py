@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..analysis.verdicts import Decision, Verdict
+from .fidelity import Fidelity
 
 Interval = tuple[float, float]
 OMIT_IF_NONE = "omit_if_none"
@@ -303,46 +304,6 @@ class Ceiling:
     share: float
     share_ci95: Interval
     rounds: int
-
-
-@dataclass(frozen=True)
-class StatementFidelity:
-    """One replayed statement against the source's: per call, rows, server time and
-    shared blocks (replay None: it did not run in A's runs)."""
-
-    name: str
-    query: str
-    share: float  # of the source's execution time
-    source_calls: int
-    source_rows: float
-    source_ms: float
-    source_blocks: float
-    replay_calls: int
-    replay_rows: float | None
-    replay_ms: float | None
-    replay_blocks: float | None
-    judged: bool  # heavy enough to count in the verdict
-    within: bool  # rows and time per call within the thresholds
-    why: str = ""
-
-
-@dataclass(frozen=True)
-class Fidelity:
-    """Whether the replay did the work the source does: `faithful`, `partial` or
-    `unfaithful`, with each reason, by the thresholds recorded beside it."""
-
-    verdict: str
-    reasons: tuple[str, ...]
-    replayed_share: float
-    statements: tuple[StatementFidelity, ...]
-    thresholds: dict[str, float]
-    source_statements_per_commit: float | None = None
-    replay_statements_per_commit: float | None = None
-    source_clients: int | None = None
-    replay_clients: int | None = None
-    source_protocol: str | None = None
-    replay_protocol: str | None = None
-    dropped_writes: tuple[tuple[str, str, float], ...] = ()
 
 
 @dataclass(frozen=True)

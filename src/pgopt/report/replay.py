@@ -4,7 +4,7 @@ section with every statement, the whole workload's figures and the thresholds.""
 
 from __future__ import annotations
 
-from ..model.result import Fidelity, StatementFidelity
+from ..model.fidelity import Fidelity, StatementFidelity
 from .blocks import Block, Cell, Inline, Items, Section, Span, Style, Table, plain
 
 VERDICT_STYLE = {"faithful": Style.GOOD, "partial": Style.WARN, "unfaithful": Style.BAD}
