@@ -5,7 +5,7 @@ and the rest, for result.json's `time` and the reports."""
 from __future__ import annotations
 
 from .model.outcomes import ExperimentOutcome
-from .model.result import TemplateRecord, TimeBreakdown
+from .model.result import TimeBreakdown
 
 
 def time_breakdown(outcome: ExperimentOutcome) -> TimeBreakdown:
@@ -28,7 +28,5 @@ def time_breakdown(outcome: ExperimentOutcome) -> TimeBreakdown:
         copy_how=copy.how if copy is not None else "",
         runs_from=spent.runs_from or None,
         how=spent.how,
-        templates=tuple(
-            TemplateRecord(t.name, t.steps, t.build_s, t.bytes) for t in spent.templates
-        ),
+        templates=spent.templates,
     )

@@ -172,9 +172,9 @@ def test_a_log_capture_of_sysbench_is_replayed_faithfully_with_its_transactions(
     for row in fidelity["statements"]:
         assert row["replay_calls"] > 0, row
         assert 1 / 1.5 <= row["replay_rows"] / row["source_rows"] <= 1.5, row
-    # time a call is judged too (2x), and there the copy is not the source: its heap
-    # pages are packed by the restore where the source's have the room its deletes
-    # left, so an INSERT extends the table (10 blocks a call against 6) and took
+    # time a call is judged too (2x), and there the copy is not the source: an INSERT
+    # reads 10 blocks a call against 6 (likely the restore's packed heap, where the
+    # source has the room its deletes left, so the copy's table extends) and took
     # 2.1-2.2x the source's 0.02 ms in 5 runs of 8 on 2026-11-26, with or without
     # templates. The verdict says so ('partial'); this test does not hide it.
     timing = [r for r in fidelity["reasons"] if " ms a call against the source's " in r]

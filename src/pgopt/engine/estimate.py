@@ -87,8 +87,8 @@ def estimate(lab: Lab, params: RunParams, plan: Plan, data_bytes: int | None = N
         copy_s, setup_s = data_bytes / DUMP_BPS, data_bytes / RESTORE_BPS
         build_s = len({s.schema for s in fresh}) * data_bytes / BUILD_BPS
         clone_s += data_bytes / CLONE_BPS
-    elif fresh:  # each template: the dataset's setup files, run again
-        setup_s *= len({(s.schema, tuple(sorted(s.variables.items()))) for s in fresh})
+    elif fresh:  # the dataset's setup files, once per set of a step's variables
+        setup_s *= len({(tuple(sorted(s.variables.items())), s.clients) for s in fresh})
     per_run_data = 0.0 if not fresh or first_write(fresh) is None else clone_s
     shortest = longest = START_S + copy_s + setup_s + build_s
     runs_shortest = runs_longest = 0

@@ -34,9 +34,9 @@ from ..model.outcomes import (
     RunRecord,
     SegmentProgress,
     StepOutcome,
-    TemplateSpent,
     TimeSpent,
 )
+from ..model.result import TemplateRecord
 from ..monitor import SqlMonitor, series_facts
 from ..observe import Observer
 from ..params import RunParams, select_steps
@@ -201,10 +201,10 @@ class Experiment:
         templates.build()
         self._time.setup_s = templates.setup_s
         self._time.build_s = time.monotonic() - t0 - templates.setup_s
-        self._time.templates = [
-            TemplateSpent(t.name, tuple(t.steps), round(t.build_s, 2), t.bytes)
+        self._time.templates = tuple(
+            TemplateRecord(t.name, tuple(t.steps), round(t.build_s, 2), t.bytes)
             for t in templates.templates
-        ]
+        )
         self._time.runs_from = "template" if templates.read_only else "clone"
         self._time.how = templates.describe()
         self.ctx.client_options = templates.client_options()

@@ -19,8 +19,8 @@ build again each time (some 13 s a GB); here it is built once:
      workload was read (pglast) and holds no statement that writes, and because
      pgbench's sessions run with `default_transaction_read_only = on`, so a
      write the reading missed (a function that writes) fails the run instead of
-     changing the template. The template was vacuumed, so reading it sets no
-     hint bits either: every run reads the same pages in the same state.
+     changing the template. `pgopt ab` vacuums its templates, so reading them
+     sets no hint bits either: every run reads the same pages in the same state.
 
 Every step of a lab gets the same kind of preparation, so the steps of a round are
 prepared alike.

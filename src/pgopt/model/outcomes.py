@@ -14,6 +14,7 @@ from ..lab.spec import Lab, Step
 from ..params import RunParams
 from .observation import Observation
 from .pgbench_run import PgbenchResult
+from .result import TemplateRecord
 
 
 @dataclass
@@ -49,16 +50,6 @@ class RunRecord:
     detailed: bool | None = None  # pgbench kept its log and per-statement report
 
 
-@dataclass(frozen=True)
-class TemplateSpent:
-    """One template database a fresh step's runs start from (engine/templates.py)."""
-
-    name: str
-    steps: tuple[str, ...]
-    build_s: float  # its variant's SQL and VACUUM ANALYZE, on a copy of the dataset
-    bytes: int
-
-
 @dataclass
 class TimeSpent:
     """What a lab run's wall time went to, in seconds: the dataset's setup files, the
@@ -72,7 +63,7 @@ class TimeSpent:
     runs: int = 0
     runs_from: str = ""  # fresh steps: "clone" or "template" ('' for other labs)
     how: str = ""  # how a fresh step's runs get their data, and why, in words
-    templates: list[TemplateSpent] = field(default_factory=list)
+    templates: tuple[TemplateRecord, ...] = ()  # each one's name, steps, build time, size
 
 
 @dataclass
