@@ -46,18 +46,19 @@ class LiveServer:
         return None
 
 
+def session_params(dsn: str) -> dict[str, Any]:
+    """The connection parameters of advise's read-only session on `dsn`."""
+    try:
+        return {**conninfo_to_dict(dsn), "options": READ_ONLY, "application_name": APPLICATION}
+    except psycopg.ProgrammingError as e:
+        raise TargetError(f"--dsn: {first_line(e)}") from e
+
+
 def read_server(
     dsn: str, rules: Iterable[Rule], sample_s: float, say: Callable[[str], None]
 ) -> Readings:
     where = redact_dsn(dsn)
-    try:
-        params: dict[str, Any] = {
-            **conninfo_to_dict(dsn),
-            "options": READ_ONLY,
-            "application_name": APPLICATION,
-        }
-    except psycopg.ProgrammingError as e:
-        raise TargetError(f"--dsn: {first_line(e)}") from e
+    params = session_params(dsn)
     try:
         with psycopg.connect(**params, autocommit=True, connect_timeout=10) as conn:
             facts = _rows(conn, load("advise_evidence"))[0]

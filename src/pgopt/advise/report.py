@@ -27,6 +27,7 @@ from ..report.blocks import (
 )
 from ..report.fmt import format_value
 from ..words import plural
+from .index_report import index_blocks, index_sections
 
 SEVERITY_STYLE = {"critical": Style.BAD, "warning": Style.WARN, "info": Style.PLAIN}
 LEDE = (
@@ -53,6 +54,7 @@ def advice_report(doc: dict[str, Any]) -> Document:
         summary=_summary(doc),
         sections=(
             *(_finding(i, f) for i, f in enumerate(doc["findings"], start=1)),
+            *index_sections(doc),
             *_not_checked(doc),
             _waits(e),
             Section("Reproduce", (Code(_command(doc), "sh"),)),
@@ -143,9 +145,10 @@ def _finding(index: int, f: dict[str, Any]) -> Section:
         items.append(("assumed", plain(f["proof_assumption"])))
     if "proof_run" in f:
         items.append(("proof run", (Span(f["proof_run"], Style.CODE),)))
+    extra = index_blocks(f["index"]) if "index" in f else []
     return Section(
         f"{index}. {f['severity']}: {f['title']}",
-        (Items(tuple(items)),),
+        (Items(tuple(items)), *extra),
         level=3,
         anchor=f"finding-{index}",
     )

@@ -10,16 +10,19 @@ from pathlib import Path
 import click
 
 from ..advise.advice import advice_document, advise
-from ..advise.evidence import read_server
+from ..advise.evidence import read_server, session_params
 from ..advise.report import advice_report
 from ..advise.rules import all_rules
 from ..errors import UsageError
+from ..indexes.outcome import RULE
 from ..redact import redact_dsn, redactor
 from ..report import markdown
 from ..report.terminal import print_document_summary
 from ..store import new_run_dir, write_atomic
+from .advise_indexes import add_index_advice, read_queries
 from .advise_proof import prove_findings
 from .app import err, out, say_written
+from .index_proof import prove_indexes
 from .running import command_line, password_of
 
 
@@ -55,6 +58,31 @@ from .running import command_line, password_of
     metavar="N",
     help="Rounds per proof (default: look after 4, 6, 8, 10 and stop when decided).",
 )
+@click.option(
+    "--queries",
+    "queries_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    metavar="FILE",
+    help="missing-index: plan these statements (one a line, or ;-separated), "
+    "not pg_stat_statements'.",
+)
+@click.option(
+    "--cover",
+    type=click.FloatRange(min=1, max=100),
+    default=90,
+    show_default=True,
+    metavar="PCT",
+    help="missing-index: weigh the statements making up PCT%% of the execution time "
+    "(and every write), as `pgopt ab --cover`; its proof replays the same.",
+)
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["table", "sql"]),
+    default="table",
+    show_default=True,
+    help="sql: print only the indexes to create, as a script (the reports are written).",
+)
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), help="Folder for this run.")
 def advise_cmd(
     dsn: str,
@@ -63,6 +91,9 @@ def advise_cmd(
     prove_ids: tuple[str, ...],
     prove_duration: int,
     prove_reps: int | None,
+    queries_file: Path | None,
+    cover: float,
+    output_format: str,
     out_dir: Path | None,
 ) -> None:
     """Look at a live server, read-only, and say what the seed articles' problems and
@@ -70,7 +101,7 @@ def advise_cmd(
     threshold. Nothing is written to the server."""
     redactor.add(password_of(dsn))
     rules = all_rules()
-    known = {r.id for r in rules}
+    known = {r.id for r in rules} | {RULE}
     for flag, ids in (("--rule", rule_ids), ("--prove", prove_ids)):
         unknown = [r for r in ids if r not in known]
         if unknown:
@@ -78,6 +109,7 @@ def advise_cmd(
             raise UsageError(f"{flag} {unknown[0]}: no such rule (known: {names})")
     if rule_ids:
         rules = tuple(r for r in rules if r.id in rule_ids)
+    queries = read_queries(queries_file)
     started = datetime.now(UTC)
     clock = time.monotonic()
     readings = read_server(dsn, rules, sample, lambda m: err.print(f"[advise] {m}", markup=False))
@@ -92,12 +124,21 @@ def advise_cmd(
     folder = new_run_dir("advise", out_dir)
     if prove_ids:
         prove_findings(result, doc, dsn, set(prove_ids), folder, prove_duration, prove_reps)
+    if not rule_ids or RULE in rule_ids:
+        indexes = add_index_advice(doc, session_params(dsn), dsn, queries, cover / 100, folder)
+        if indexes is not None and RULE in prove_ids:
+            prove_indexes(indexes, doc, dsn, queries, cover, folder, prove_duration, prove_reps)
+    doc["duration_s"] = round(time.monotonic() - clock, 2)
     write_atomic(folder / "advice.json", json.dumps(doc, indent=2, default=str) + "\n")
     report = advice_report(doc)
     write_atomic(folder / "report.md", markdown.render_document(report))
     from ..report import html  # matplotlib's import costs a second: only when writing
 
     write_atomic(folder / "report.html", html.render_document(report, []))
+    if output_format == "sql":
+        out.print((folder / "indexes.sql").read_text(), end="", markup=False, highlight=False)
+        err.print(f"advice: {folder / 'advice.json'}", highlight=False)
+        return
     print_document_summary(out, report)
     out.print(f"advice: {folder / 'advice.json'}", highlight=False)
-    say_written([folder / "report.md", folder / "report.html"])
+    say_written([folder / "report.md", folder / "report.html", folder / "indexes.sql"])

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import machine
 from ..lab import expressions
 from ..lab.spec import Lab, Step
 from ..params import RunParams
@@ -64,24 +63,11 @@ class RunContext:
 
     def run_setup(self, path: Path, variables: dict[str, str]) -> None:
         """One of the dataset's setup files: a SQL script, or a folder holding a
-        pg_dump archive in directory format, restored with `pg_restore -j` (as many
-        jobs as cores: tables loaded and indexes built side by side)."""
+        pg_dump archive in directory format (Psql.restore)."""
         if not path.is_dir():
             self.psql().run_file(path, variables, what="setup file")
             return
-        env = self.target.client_env()
-        self.psql().program(
-            "pg_restore",
-            [
-                "--no-owner",
-                "--no-privileges",
-                "--exit-on-error",
-                f"--jobs={machine.cpu_count()}",
-                f"--dbname={env['PGDATABASE']}",
-                str(path),
-            ],
-            what=f"restoring {path.name}",
-        )
+        self.psql().restore(path)
 
     def apply_schema(self, step: Step) -> None:
         """Run the step's schema files (an index, a migration) on the lab database."""

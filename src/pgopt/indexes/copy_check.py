@@ -1,0 +1,126 @@
+"""Candidates checked by the planner on a throwaway copy, with real indexes: the
+tables the plans read, copied from the live server with pg_dump (read-only, one
+snapshot) into a server pgopt starts, vacuumed and analyzed; each statement's
+generic plan as is; then each candidate built for real (its size and build time
+measured), the statements on its table planned again, and the index dropped.
+
+A real index is what the planner will see after CREATE INDEX, not HypoPG's
+estimate of one, which is pessimistic by design and cannot be GIN.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from ..ab.source import dump_source
+from ..binaries import CLIENT_PROGRAMS, PgBinaries
+from ..plans.generic import PlanError, generic_plan
+from ..plans.shape import Plan, indexes_used, total_cost
+from ..psql import Psql
+from ..target.embedded import EmbeddedTarget, default_workdir_base
+from .candidates import Candidate
+from .live import relations
+from .selection import Checked
+from .workload import Statement
+
+
+@dataclass
+class CopyCheck:
+    version: str  # the planner's PostgreSQL
+    copy_s: float
+    base_plans: dict[str, Plan] = field(default_factory=dict)
+    refused: dict[str, str] = field(default_factory=dict)  # statement id -> why not here
+    checked: list[Checked] = field(default_factory=list)
+    plans_with: dict[str, dict[str, Plan]] = field(default_factory=dict)  # name -> id -> plan
+    failed: dict[str, str] = field(default_factory=dict)  # candidate name -> the server's reason
+
+
+def check_on_copy(
+    binaries: PgBinaries,
+    dsn: str,
+    tables: list[str],
+    statements: list[Statement],
+    candidates: list[Candidate],
+    say: Callable[[str], None],
+    workdir: Path | None = None,
+) -> CopyCheck:
+    """Copy `tables`, plan `statements` there, and each candidate built in turn."""
+    binaries.require(*CLIENT_PROGRAMS)
+    base = workdir or default_workdir_base()
+    with tempfile.TemporaryDirectory(prefix="pgopt-index-", dir=base) as folder:
+        started = time.monotonic()
+        copied = dump_source(binaries, dsn, tuple(tables), Path(folder))
+        with EmbeddedTarget(binaries, workdir=base) as server:
+            psql = Psql(binaries, server.client_env())
+            for path in copied.setup:
+                if path.is_dir():
+                    psql.restore(path)
+                else:
+                    psql.run_file(path, {}, what="the copy's schema")
+            with server.connect() as conn:
+                conn.execute("vacuum analyze")
+                check = CopyCheck(server.binaries.version, time.monotonic() - started)
+                _plan_all(conn, statements, check)
+                if any(c.method == "gin" for c in candidates):
+                    conn.execute("create extension if not exists pg_trgm")
+                for i, candidate in enumerate(candidates, start=1):
+                    say(f"candidate {i}/{len(candidates)}: {candidate.ddl(concurrently=False)}")
+                    _check_one(conn, candidate, statements, check)
+    return check
+
+
+def _plan_all(conn: psycopg.Connection[Any], statements: list[Statement], check: CopyCheck) -> None:
+    for s in statements:
+        try:
+            check.base_plans[s.id] = generic_plan(conn, s.query)
+        except PlanError as e:
+            check.refused[s.id] = f"on the copy: {e}"
+
+
+def _check_one(
+    conn: psycopg.Connection[Any],
+    candidate: Candidate,
+    statements: list[Statement],
+    check: CopyCheck,
+) -> None:
+    name = candidate.name()
+    started = time.monotonic()
+    try:
+        conn.execute(candidate.ddl(concurrently=False))
+    except psycopg.Error as e:
+        check.failed[name] = str(e).splitlines()[0]
+        return
+    build_s = time.monotonic() - started
+    try:
+        if any(not k.is_column for k in candidate.keys):
+            conn.execute(f"analyze {candidate.table}")  # the expression's statistics
+        row = conn.execute("select pg_relation_size(%s::regclass)", (name,)).fetchone()
+        size = int(row[0]) if row else 0
+        costs: dict[str, float] = {}
+        plans: dict[str, Plan] = {}
+        for s in statements:
+            before = check.base_plans.get(s.id)
+            if before is None or candidate.table not in relations(before):
+                continue
+            try:
+                plan = generic_plan(conn, s.query)
+            except PlanError:
+                continue
+            if name in indexes_used(plan) or _bare(name) in indexes_used(plan):
+                costs[s.id] = total_cost(plan)
+                plans[s.id] = plan
+        check.checked.append(Checked(candidate, name, size, build_s, costs))
+        check.plans_with[name] = plans
+    finally:
+        conn.execute(f"drop index {candidate.table.rpartition('.')[0]}.{name}")
+
+
+def _bare(name: str) -> str:
+    return name.rpartition(".")[2]

@@ -1,0 +1,166 @@
+"""What the index advisor reads from the live server, read-only (advise's session:
+default_transaction_read_only, timeouts, pgopt's application_name): the
+statements (pg_stat_statements, or a `--queries` file), each one's generic plan,
+and the tables its plans read: rows, pages, writes, columns, existing indexes.
+
+A statement is checked before it is sent: it must parse, and every table it names
+must exist and be readable by this role; so a statement pgopt cannot use is said
+per statement, with the reason, and leaves no error in the server's log.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import psycopg
+from pglast.parser import ParseError
+from psycopg.rows import dict_row
+
+from ..ab.catalog import SourceStatement
+from ..plans.generic import PlanError, generic_plan, parameter_count
+from ..plans.shape import Plan, nodes
+from ..queries import load
+from ..sqltree import tables_read
+from .candidates import ColumnStats, ExistingIndex, TableFacts
+from .scans import Key
+from .workload import Statement, chosen
+
+SYSTEM_SCHEMAS = ("pg_catalog", "information_schema", "pg_toast")
+
+
+@dataclass
+class LiveReading:
+    statements: list[Statement]
+    plans: dict[str, Plan] = field(default_factory=dict)  # statement id -> generic plan
+    refused: dict[str, str] = field(default_factory=dict)  # statement id -> why not
+    tables: dict[str, TableFacts] = field(default_factory=dict)
+    writes_to: dict[str, str] = field(default_factory=dict)  # statement id -> schema.table
+    trigram: bool = False  # pg_trgm is installed in this database
+    version_num: int = 0
+
+
+def read_workload(
+    conn: psycopg.Connection[Any], statements: list[Statement] | None, cover: float
+) -> LiveReading:
+    """The statements (`statements`, or pg_stat_statements' heaviest) with their plans
+    and tables, on `conn`: an autocommit, read-only connection; `cover`: the share of
+    the execution time the statements taken make up (every write is taken)."""
+    version = conn.info.server_version
+    if statements is None:
+        rows = _rows(conn, load("source_statements", version))
+        statements = chosen([SourceStatement(**r) for r in rows], cover)
+    reading = LiveReading(statements, version_num=version)
+    for s in statements:
+        reason = _refusal(conn, s.query)
+        if reason is None:
+            try:
+                reading.plans[s.id] = generic_plan(conn, s.query)
+            except PlanError as e:
+                reason = str(e)
+        if reason is not None:
+            reading.refused[s.id] = reason
+    names = sorted({t for p in reading.plans.values() for t in relations(p)})
+    for sid, plan in reading.plans.items():
+        target = written_table(plan)
+        if target is not None:
+            reading.writes_to[sid] = target
+    reading.tables = _tables(conn, names)
+    reading.trigram = bool(_rows(conn, "select 1 as x from pg_extension where extname = 'pg_trgm'"))
+    return reading
+
+
+def relations(plan: Plan) -> list[str]:
+    """The user tables a plan reads or writes, schema-qualified."""
+    out = []
+    for _d, node in nodes(plan):
+        if "Relation Name" in node and node.get("Schema", "public") not in SYSTEM_SCHEMAS:
+            name = f"{node.get('Schema', 'public')}.{node['Relation Name']}"
+            if name not in out:
+                out.append(name)
+    return out
+
+
+def written_table(plan: Plan) -> str | None:
+    if plan.get("Node Type") == "ModifyTable" and "Relation Name" in plan:
+        return f"{plan.get('Schema', 'public')}.{plan['Relation Name']}"
+    return None
+
+
+def _refusal(conn: psycopg.Connection[Any], query: str) -> str | None:
+    """Why `query` cannot be explained here, found without sending it, or None."""
+    try:
+        parameter_count(query)
+        names = tables_read(query)
+    except ParseError as e:
+        return f"does not parse: {e}"
+    except PlanError as e:
+        return str(e)
+    for name in names:
+        row = _rows(
+            conn,
+            "select to_regclass(%(n)s) is not null as found, "
+            "coalesce(has_table_privilege(to_regclass(%(n)s), 'SELECT'), false) as readable",
+            {"n": name},
+        )[0]
+        if not row["found"]:
+            return f"no table {name} here (or a CTE's name this check does not know)"
+        if not row["readable"]:
+            return f"this role may not read {name}: grant it SELECT to have the statement checked"
+    return None
+
+
+def _tables(conn: psycopg.Connection[Any], names: list[str]) -> dict[str, TableFacts]:
+    if not names:
+        return {}
+    version = conn.info.server_version
+    params = {"tables": names}
+    columns: dict[str, dict[str, ColumnStats]] = {n: {} for n in names}
+    for r in _rows(conn, load("index_columns", version), params):
+        columns[r["table_name"]][r["column_name"]] = ColumnStats(r["width"], r["distinct_values"])
+    indexes: dict[str, list[ExistingIndex]] = {n: [] for n in names}
+    for r in _rows(conn, load("index_existing", version), params):
+        indexes[r["table_name"]].append(existing_index(r))
+    return {
+        r["name"]: TableFacts(
+            name=r["name"],
+            rows=float(r["rows"]),
+            pages=int(r["pages"]),
+            columns=columns.get(r["name"], {}),
+            indexes=tuple(indexes.get(r["name"], [])),
+            inserts=int(r["inserts"]),
+            updates=int(r["updates"]),
+            hot_updates=int(r["hot_updates"]),
+            deletes=int(r["deletes"]),
+        )
+        for r in _rows(conn, load("index_tables", version), params)
+    }
+
+
+def existing_index(row: dict[str, Any]) -> ExistingIndex:
+    """An index as the catalog describes it (index_existing.sql's row)."""
+    count = int(row["key_count"])
+    options = list(row["options"] or [])
+    keys = []
+    for i, text in enumerate(row["columns"][:count]):
+        expr = str(text)
+        bare = expr[1:-1] if expr.startswith("(") and expr.endswith(")") else expr
+        columns = (bare,) if bare.isidentifier() else ()
+        desc = bool(options[i] & 1) if i < len(options) else False
+        keys.append(Key(bare, columns, desc))
+    return ExistingIndex(
+        name=row["name"],
+        table=row["table_name"],
+        keys=tuple(keys),
+        include=tuple(str(c) for c in row["columns"][count:]),
+        predicate=row["predicate"],
+        method=row["method"],
+        valid=bool(row["valid"]),
+    )
+
+
+def _rows(
+    conn: psycopg.Connection[Any], query: str, params: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    with conn.cursor(row_factory=dict_row) as cur:
+        return cur.execute(query, params or {}).fetchall()
