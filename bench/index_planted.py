@@ -31,7 +31,6 @@ import psycopg
 from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, PgBinaries, find_binaries
 
 PLANTED = """\
-create extension if not exists pg_stat_statements;
 create table customers (id int primary key, email text not null, name text not null);
 insert into customers
   select i, format('User%s@Example.com', i), format('name %s', i)
@@ -118,6 +117,9 @@ def plant(admin_dsn: str) -> str:
         conn.execute(f"create database {name}")
     dsn = admin_dsn.rsplit("/", 1)[0] + f"/{name}"
     with psycopg.connect(dsn, autocommit=True) as conn:
+        preloaded = conn.execute("show shared_preload_libraries").fetchone()
+        if preloaded and "pg_stat_statements" in str(preloaded[0]):
+            conn.execute("create extension pg_stat_statements")
         conn.execute(PLANTED)
         conn.execute("vacuum analyze")
     return dsn
@@ -129,11 +131,15 @@ def drop(admin_dsn: str, dsn: str) -> None:
         conn.execute(f"drop database if exists {name} with (force)")
 
 
-def run_workload(binaries: PgBinaries, dsn: str, folder: Path) -> None:
-    """Every script its number of times (one client), then pg_stat_statements has it."""
+def run_workload(
+    binaries: PgBinaries, dsn: str, folder: Path, workload: dict[str, tuple[str, int]]
+) -> None:
+    """Every script its number of times (one client), so pg_stat_statements has it."""
+    if not workload:
+        return
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("select pg_stat_statements_reset()")
-    for file, (text, times) in WORKLOAD.items():
+    for file, (text, times) in workload.items():
         (folder / file).write_text(text)
         subprocess.run(
             [str(binaries.path("pgbench")), "-n", "-t", str(times), "-f", str(folder / file), dsn],
@@ -143,10 +149,17 @@ def run_workload(binaries: PgBinaries, dsn: str, folder: Path) -> None:
 
 
 @contextlib.contextmanager
-def planted_database(binaries: PgBinaries, admin_dsn: str, folder: Path) -> Iterator[str]:
+def planted_database(
+    binaries: PgBinaries,
+    admin_dsn: str,
+    folder: Path,
+    workload: dict[str, tuple[str, int]] | None = None,
+) -> Iterator[str]:
+    """A planted database on the server at `admin_dsn`, its `workload` (all of it by
+    default; {}: none) run; dropped at the end."""
     dsn = plant(admin_dsn)
     try:
-        run_workload(binaries, dsn, folder)
+        run_workload(binaries, dsn, folder, WORKLOAD if workload is None else workload)
         yield dsn
     finally:
         drop(admin_dsn, dsn)
