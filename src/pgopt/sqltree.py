@@ -9,6 +9,9 @@ from typing import Any
 
 from pglast import ast, parse_sql
 
+# the statements a plan is made for (EXPLAIN takes them)
+PLANNABLE = (ast.SelectStmt, ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt, ast.MergeStmt)
+
 
 def walk(node: Any) -> Iterator[Any]:
     """Every node under `node` (a node, or a tuple or list of them), itself included."""

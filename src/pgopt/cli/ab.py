@@ -143,7 +143,8 @@ def run_ab(
         replay, run_dir, copy, size = None, None, None, None
         if ab.synthesize:
             assert ab.source_dsn is not None
-            synthesis = synthesize_from(
+            # read now, or before anything of pgopt's ran there (advise --prove missing-index)
+            synthesis = options.get("synthesis") or synthesize_from(
                 ab.source_dsn,
                 ab.cover / 100,
                 options.get("source_sample", 0.0),

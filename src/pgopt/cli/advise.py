@@ -9,6 +9,7 @@ from pathlib import Path
 
 import click
 
+from ..ab.statements import synthesize_from
 from ..advise.advice import advice_document, advise
 from ..advise.evidence import read_server, session_params
 from ..advise.report import advice_report
@@ -112,6 +113,9 @@ def advise_cmd(
     queries = read_queries(queries_file)
     started = datetime.now(UTC)
     clock = time.monotonic()
+    # the workload a missing-index proof replays, read before advise's own statements
+    # (and the copy's pg_dump) join it in pg_stat_statements
+    synthesis = synthesize_from(dsn, cover / 100) if RULE in prove_ids and queries is None else None
     readings = read_server(dsn, rules, sample, lambda m: err.print(f"[advise] {m}", markup=False))
     result = advise(rules, readings)
     meta = {
@@ -123,11 +127,12 @@ def advise_cmd(
     doc = advice_document(result, meta)
     folder = new_run_dir("advise", out_dir)
     if prove_ids:
-        prove_findings(result, doc, dsn, set(prove_ids), folder, prove_duration, prove_reps)
+        rules_to_prove = set(prove_ids) - {RULE}
+        prove_findings(result, doc, dsn, rules_to_prove, folder, prove_duration, prove_reps)
     if not rule_ids or RULE in rule_ids:
         indexes = add_index_advice(doc, session_params(dsn), dsn, queries, cover / 100, folder)
         if indexes is not None and RULE in prove_ids:
-            prove_indexes(indexes, doc, dsn, queries, cover, folder, prove_duration, prove_reps)
+            prove_indexes(indexes, doc, dsn, queries, synthesis, folder, prove_duration, prove_reps)
     doc["duration_s"] = round(time.monotonic() - clock, 2)
     write_atomic(folder / "advice.json", json.dumps(doc, indent=2, default=str) + "\n")
     report = advice_report(doc)

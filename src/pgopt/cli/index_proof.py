@@ -13,6 +13,7 @@ from typing import Any
 
 from ..ab.spec import AbSpec, Variant
 from ..ab.statements import scripts_for
+from ..ab.synthesize import Synthesis
 from ..advise.prove import verdict_of
 from ..indexes.outcome import RULE, IndexAdvice
 from ..indexes.proof_reading import (
@@ -33,7 +34,7 @@ def prove_indexes(
     doc: dict[str, Any],
     dsn: str,
     queries: list[Statement] | None,
-    cover: float,
+    synthesis: Synthesis | None,
     folder: Path,
     duration: int,
     reps: int | None,
@@ -79,14 +80,15 @@ def prove_indexes(
             steps.append(step)
         return steps
 
-    spec = _spec(advice, dsn, queries, cover, where, duration)
+    spec = _spec(advice, dsn, queries, synthesis, where, duration)
     err.print(
         f"[advise] proving {RULE}: {len(chosen)} index(es) against none on the replayed workload"
         + (", each left out in turn" if left_out else "")
         + (f", {len(adding)} rejected one(s) added" if adding else ""),
         markup=False,
     )
-    result = run_ab(spec, {**PROOF_OPTIONS, "reps": reps, "out_dir": where / "run"}, steps_of)
+    options = {**PROOF_OPTIONS, "reps": reps, "out_dir": where / "run", "synthesis": synthesis}
+    result = run_ab(spec, options, steps_of)
     assert result is not None
     verdict = verdict_of(result)
     fidelity = result.fidelity
@@ -136,12 +138,13 @@ def _spec(
     advice: IndexAdvice,
     dsn: str,
     queries: list[Statement] | None,
-    cover: float,
+    synthesis: Synthesis | None,
     where: Path,
     duration: int,
 ) -> AbSpec:
     run = {"clients": 2, "duration": duration}
     if queries is None:
+        assert synthesis is not None
         return AbSpec(
             title=f"advise --prove {RULE}: the chosen indexes on the replayed workload",
             setup=(),
@@ -151,7 +154,6 @@ def _spec(
             run=run,
             source_dsn=dsn,
             synthesize=True,
-            cover=cover,
         )
     planned = [s.query for s in queries if s.id not in advice.refused]
     scripts, keys = _write(scripts_for(dsn, planned), where / "workload", False)

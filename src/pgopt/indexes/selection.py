@@ -158,9 +158,9 @@ def _why_not(w: Weighed, chosen: list[Weighed], picked: list[Weighed]) -> str:
             f"costs the writes more than it saves the reads: about {reads:,.0f} ms saved, "
             f"{w.write_ms:,.0f} ms added to {len(w.writes)} write statement(s) (estimated)"
         )
-    if w in picked:
-        return f"the set without it saves within {TOLERANCE:.0%} of the set with it"
     better = [c.checked.name for c in chosen if set(w.saved_ms) & set(c.saved_ms)]
     if better:
         return f"its statements are served as well by {', '.join(better)}"
+    if w in picked:
+        return f"the set without it saves within {TOLERANCE:.0%} of the set with it"
     return "adds no saving to the chosen set"

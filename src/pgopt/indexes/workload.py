@@ -13,6 +13,7 @@ from pglast.parser import ParseError
 
 from ..ab.catalog import SourceStatement
 from ..ab.synthesize import COVER
+from ..sqltree import PLANNABLE, tables_read
 
 MAX_STATEMENTS = 40
 SELECTION_SOURCE = (
@@ -44,12 +45,28 @@ def chosen(rows: list[SourceStatement], cover: float = COVER) -> list[Statement]
     out: list[Statement] = []
     share = 0.0
     for row in ordered:
+        if not application_statement(row.query):
+            continue
         kind = write_of(row.query)
         if (share >= cover and kind[0] is None) or len(out) >= MAX_STATEMENTS:
             continue
         share += row.total_ms / total
         out.append(_statement(len(out) + 1, row.query, row.calls, row.total_ms))
     return out
+
+
+def application_statement(query: str) -> bool:
+    """A statement a plan is made for, on some table outside the catalogs: not a
+    utility statement (pg_dump's COPY, EXPLAIN), nor a monitoring query on pg_*."""
+    try:
+        statements = parse_sql(query)
+        names = tables_read(query)
+    except ParseError:
+        return True  # said when it is planned
+    if len(statements) != 1 or not isinstance(statements[0].stmt, PLANNABLE):
+        return False
+    system = ("pg_", "information_schema.", "pg_catalog.")
+    return not names or not all(n.startswith(system) for n in names)
 
 
 def from_file(text: str) -> list[Statement]:

@@ -18,10 +18,9 @@ import psycopg
 from pglast import ast, parse_sql
 from pglast.parser import ParseError
 
-from ..sqltree import walk
+from ..sqltree import PLANNABLE, walk
 from ..target.base import first_line
 
-PLANNABLE = (ast.SelectStmt, ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt, ast.MergeStmt)
 GENERIC_PLAN_FROM = 160000
 PREPARED_NAME = "pgopt_generic_plan"
 
