@@ -192,6 +192,8 @@ def main() -> int:
                 "advise",
                 "--dsn",
                 dsn,
+                "--cover",
+                "100",
                 "--rule",
                 "missing-index",
                 "--sample",

@@ -274,6 +274,7 @@ def _step(
         tps=Series(stats.median(tps), tuple(tps)) if tps else None,
         server_cpu_us_per_tx=Series(stats.median(cpu), tuple(cpu)) if cpu else None,
         phases=phases,
+        plans=outcome.plans,
     )
 
 

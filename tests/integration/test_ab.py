@@ -80,6 +80,17 @@ def test_an_index_is_faster_and_never_leaks_into_a(tmp_path: Path, workdir: Path
     assert b["changes"] == {"schema": ["add_index.sql", "analyze.sql"]}
     assert a["why"] and b["why"]
     assert result["plan"]["segments"][0]["steps"] == ["a", "b"]
+    # the why: each step's generic plan of the query, on its own data, and the change
+    query = "select count(*), sum(amount) from orders where customer_id = $1"
+    before = next(p for p in a["plans"] if p["query"] == query)
+    after = next(p for p in b["plans"] if p["query"] == query)
+    assert "1:Seq Scan on public.orders" in before["shape"] and before["indexes"] == []
+    assert after["indexes"] == ["orders_customer"] and after["total_cost"] < before["total_cost"]
+    report = (tmp_path / "out" / "report.md").read_text()
+    plans = report[report.index("## Plans") :]
+    assert f"`{query}`" in plans
+    change = next(line for line in plans.splitlines() if line.startswith("**Seq Scan on"))
+    assert "Index Scan using orders_customer" in change.split(" → ")[1]
 
 
 def test_dropping_an_index_a_hot_query_needs_fails_the_gate(

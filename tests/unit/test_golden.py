@@ -30,9 +30,11 @@ FIXTURES = (
     "smoke-c",
     "replicas-quick",
     "ab-replay",
+    "ab-index",
 )  # an older result (2 runs a side), one of
-# the current rule, a lab of four families in three units (replicas), and a replay of
-# sysbench's oltp_write_only with its fidelity (pgopt ab --synthesize)
+# the current rule, a lab of four families in three units (replicas), a replay of
+# sysbench's oltp_write_only with its fidelity (pgopt ab --synthesize), and an A/B whose
+# B adds an index, with each step's plans (pgopt ab examples/orders --duration 2)
 COMMANDS: tuple[list[str], ...] = (
     [],
     ["lab"],

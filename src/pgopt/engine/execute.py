@@ -41,7 +41,7 @@ from ..monitor import SqlMonitor, series_facts
 from ..observe import Observer
 from ..params import RunParams, select_steps
 from ..target.base import Target, first_line
-from . import companions, nodes, workloads
+from . import companions, nodes, plan_capture, workloads
 from .checks import compare_same_checks, measure_facts, record_step_checks, run_checks
 from .context import RunContext
 from .display import Display
@@ -340,6 +340,7 @@ class Experiment:
         if monitor.error:
             observation.problems.append(f"monitor stopped: {monitor.error}")
         record.observation = observation
+        plan_capture.take_once(self.target, self._outcomes[step.name], observation.stats)
         record.warnings = self._run_warnings(record, contention)
         record.checks = run_checks(self.ctx, step, "run")
         if step.fresh:

@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..ab.workload_files import flat_query
 from ..plans.shape import Plan, change_summary, plan_lines, total_cost
 from .candidates import Candidate, Covered, TableFacts, estimated_bytes
 from .selection import (
@@ -196,7 +195,7 @@ def sql_script(advice: IndexAdvice) -> str:
     ]
     for f in findings(advice):
         served = ", ".join(
-            f"{s['id']} {flat_query(s['query'], 60)}" for s in f["index"]["statements"]
+            f"{s['id']} {' '.join(s['query'].split())[:60]}" for s in f["index"]["statements"]
         )
         lines += [f"-- {f['message']}", f"--   serves: {served}", f["fix"]]
     if len(lines) == 2:

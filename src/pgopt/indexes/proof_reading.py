@@ -18,13 +18,15 @@ TAG = re.compile(r"/\* pgopt (\w+) \*/ ")
 
 
 def statement_times(step: StepResult) -> dict[str, tuple[str, float]]:
-    """Replay tag (or the query) -> (the query, median ms per call over the runs)."""
+    """Replay tag -> (the query, median ms per call over the runs)."""
     seen: dict[str, list[float]] = {}
     text: dict[str, str] = {}
     for run in step.runs:
         for row in (run.stats or {}).get("statements", []):
             tag = TAG.search(row["query"])
-            key = tag.group(1) if tag else row["query"]
+            if tag is None:
+                continue  # not the replay's (pgopt's own sampler, its snapshots)
+            key = tag.group(1)
             seen.setdefault(key, []).append(float(row["mean_ms"]))
             text[key] = TAG.sub("", row["query"])
     return {k: (text[k], statistics.median(v)) for k, v in seen.items()}

@@ -14,6 +14,7 @@ from ..lab.spec import Lab, Step
 from ..params import RunParams
 from .observation import Observation
 from .pgbench_run import PgbenchResult
+from .plans import StatementPlan
 from .result import TemplateRecord
 
 
@@ -96,6 +97,7 @@ class StepOutcome:
     checks: list[CheckOutcome] = field(default_factory=list)
     facts: dict[str, str] = field(default_factory=dict)
     fact_units: dict[str, str] = field(default_factory=dict)
+    plans: tuple[StatementPlan, ...] | None = None  # taken after its first measured run
 
 
 @dataclass

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..analysis.verdicts import Decision, Verdict
 from .fidelity import Fidelity
+from .plans import StatementPlan
 
 Interval = tuple[float, float]
 OMIT_IF_NONE = "omit_if_none"
@@ -222,6 +223,7 @@ class StepResult:
     bottleneck: tuple[TopWait, ...] | None = absent()
     stats: dict[str, Any] | None = absent()
     why: str | None = absent()
+    plans: tuple[StatementPlan, ...] | None = absent()  # its top statements' generic plans
 
 
 @dataclass(frozen=True)

@@ -76,11 +76,20 @@ class Code:
 
 
 @dataclass(frozen=True)
+class SideBySide:
+    """Preformatted texts to read against each other, each under its heading (a
+    statement's plan in two steps): side by side in HTML, one after the other in
+    Markdown."""
+
+    columns: tuple[tuple[str, str], ...]  # (heading, text)
+
+
+@dataclass(frozen=True)
 class Plots:
     """Where the report's plots go (rendered only where images can be shown)."""
 
 
-Block = Table | Items | Paragraph | Code | Plots
+Block = Table | Items | Paragraph | Code | SideBySide | Plots
 
 
 @dataclass(frozen=True)

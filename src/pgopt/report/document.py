@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..model.result import LabResult, Ratio, StepResult
 from ..words import plural
-from . import fields, replay
+from . import fields, plan_blocks, replay
 from .blocks import (
     VERDICT_STYLE,
     Block,
@@ -59,6 +59,7 @@ def build_document(result: LabResult) -> Document:
             Section("Plots", (Plots(),)),
             Section("Steps", ()),
             *(_step(i, step) for i, step in enumerate(result.steps)),
+            *plan_blocks.sections(result),
             *_article(result),
             _environment(result),
             Section("Reproduce", (Code(result.command, "sh"),)),
@@ -179,6 +180,7 @@ def _summary(result: LabResult) -> Section:
         ("Rounds", [*fields.round_lines(result), *fields.rerun_lines(result)]),
         ("Time", time_lines(result)),
         ("Why", [f"{s.name}: {w}" for s in result.steps for w in fields.why_lines(s)]),
+        ("Plans", plan_blocks.summary_lines(result)),
         ("Warnings", [f"{s.name}: {w}" for s in result.steps for w in s.warnings]),
     ]
     blocks += [

@@ -22,6 +22,7 @@ from .blocks import (
     Paragraph,
     Plots,
     Section,
+    SideBySide,
     Style,
     Table,
 )
@@ -98,6 +99,12 @@ def _block(block: Block, plots: list[Plot]) -> str:
         return f"<p{cls}>{inline(block.spans)}</p>"
     if isinstance(block, Code):
         return f"<pre><code>{e(block.text)}</code></pre>"
+    if isinstance(block, SideBySide):
+        columns = "".join(
+            f"<div><h4>{e(heading)}</h4><pre><code>{e(body)}</code></pre></div>"
+            for heading, body in block.columns
+        )
+        return f'<div class="side-by-side">{columns}</div>'
     if isinstance(block, Plots):
         return _plots(plots)
     raise TypeError(block)

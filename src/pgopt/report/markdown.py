@@ -19,6 +19,7 @@ from .blocks import (
     Paragraph,
     Plots,
     Section,
+    SideBySide,
     Span,
     Style,
     Table,
@@ -113,6 +114,11 @@ def _block(block: Block) -> list[str]:
         return [inline(block.spans)]
     if isinstance(block, Code):
         return _fenced(block.text, block.lang)
+    if isinstance(block, SideBySide):
+        out: list[str] = []
+        for heading, body in block.columns:
+            out += [*([""] if out else []), f"**{text(heading)}**", "", *_fenced(body, "text")]
+        return out
     if isinstance(block, Plots):
         return []
     raise TypeError(block)
