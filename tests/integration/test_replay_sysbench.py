@@ -9,6 +9,7 @@ Needs Debian's sysbench (`make sysbench` installs it as root); skips otherwise.
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -268,3 +269,47 @@ def test_a_log_that_is_no_capture_of_the_source_is_one_clear_error(
     (line,) = capfd.readouterr().err.strip().splitlines()
     assert line.startswith("pgopt: error: ") and says in line, line
     assert not out.exists()  # nothing half-written
+
+
+def test_the_index_sysbench_reads_by_is_found_from_its_own_workload(
+    source_server: EmbeddedTarget, tmp_path: Path
+) -> None:
+    """sysbench's tables without their index on k: select_random_points reads sbtest1
+    by k, oltp_update_index sets k in both; advise's missing-index rule suggests the
+    index on sbtest1's k (weighing the updates it costs them), with its DDL."""
+    name = f"sbk_{uuid.uuid4().hex[:8]}"
+    admin = f"postgresql://postgres@127.0.0.1:{source_server.port}/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"create database {name}")
+    dsn = admin.rsplit("/", 1)[0] + f"/{name}"
+    try:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("create extension pg_stat_statements")
+        prepare = sysbench(source_server.port, name, "--create_secondary=off", "oltp_read_write")
+        subprocess.run([*prepare, "prepare"], check=True, capture_output=True, timeout=120)
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("vacuum analyze")
+            conn.execute("select pg_stat_statements_reset()")
+        for workload in ("select_random_points", "oltp_update_index"):
+            run = sysbench(source_server.port, name, "--threads=2", "--time=2", workload, "run")
+            subprocess.run(run, check=True, capture_output=True, timeout=60)
+        out = tmp_path / "advice"
+        argv = ["advise", "--dsn", dsn, "--rule", "missing-index", "--sample", "1"]
+        assert main([*argv, "--cover", "100", "--out", str(out)]) == 0
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"drop database {name} with (force)")
+    doc = json.loads((out / "advice.json").read_text())
+    indexes = {f["index"]["table"]: f["index"] for f in doc["findings"]}
+    # select_random_points reads sbtest1 only; sbtest2 is only updated: no index there
+    assert set(indexes) == {"public.sbtest1"}, json.dumps(doc["indexes"], indent=1)
+    index = indexes["public.sbtest1"]
+    assert [c["expr"] for c in index["columns"]] == ["k"]
+    assert (
+        index["ddl"] == "CREATE INDEX CONCURRENTLY sbtest1_k_idx ON public.sbtest1 USING btree (k);"
+    )
+    # the updates of k lose their HOT path to it: counted against it, and still it pays
+    assert [w["query"] for w in index["writes_slowed"]] == ["UPDATE sbtest1 SET k=k+$2 WHERE id=$1"]
+    assert all(
+        s["query"] != "select pg_stat_statements_reset()" for s in doc["indexes"]["statements"]
+    )

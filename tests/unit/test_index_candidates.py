@@ -201,13 +201,20 @@ def test_the_smaller_of_two_indexes_that_serve_alike() -> None:
 
 def test_statements_taken_as_ab_takes_them_and_from_a_file() -> None:
     rows = [
-        SourceStatement("1", "select 1", 10, 900.0),
-        SourceStatement("2", "select 2", 10, 90.0),
-        SourceStatement("3", "select 3", 10, 9.0),
+        SourceStatement("1", "select * from t where a = $1", 10, 900.0),
+        SourceStatement("2", "select * from t where b = $1", 10, 90.0),
+        SourceStatement("3", "select * from t where c = $1", 10, 9.0),
+        SourceStatement("5", "select pg_stat_statements_reset()", 1, 500.0),
+        SourceStatement("6", "select * from pg_stat_activity", 1, 400.0),
+        SourceStatement("7", "copy public.t (a) to stdout", 1, 300.0),
         SourceStatement("4", "update t set a = $1, b = $2 where id = $3", 1, 1.0),
     ]
     taken = chosen(rows, 0.9)
-    assert [s.query for s in taken] == ["select 1", "update t set a = $1, b = $2 where id = $3"]
+    # pgopt's and pg_dump's own statements are no part of the application's workload
+    assert [s.query for s in taken] == [
+        "select * from t where a = $1",
+        "update t set a = $1, b = $2 where id = $3",
+    ]
     assert taken[1].sets == ("a", "b") and taken[1].writes == "update"
     assert [s.query for s in from_file("select ';' ;\n-- note\nselect 2;")] == [
         "select ';'",

@@ -38,6 +38,7 @@ def advise_indexes(
     advice = IndexAdvice(
         reading.statements,
         "pg_stat_statements" if queries is None else "--queries",
+        cover=cover if queries is None else None,
         refused=dict(reading.refused),
         tables=reading.tables,
     )

@@ -30,6 +30,7 @@ UNPROVED = f"not measured: `pgopt advise --prove {RULE}` measures it"
 class IndexAdvice:
     statements: list[Statement]
     source: str  # "pg_stat_statements" or the --queries file
+    cover: float | None = None  # the share of the time the statements taken make up
     refused: dict[str, str] = field(default_factory=dict)  # statement id -> why not
     served: dict[tuple[Any, ...], list[str]] = field(default_factory=dict)  # identity -> ids
     candidates: list[Candidate] = field(default_factory=list)
@@ -46,10 +47,15 @@ class IndexAdvice:
         return next(s for s in self.statements if s.id == sid)
 
 
-def thresholds() -> list[dict[str, Any]]:
+def thresholds(cover: float | None) -> list[dict[str, Any]]:
     """Every threshold the advisor applies, with where it comes from."""
+    taken = (
+        {"field": "execution_time_share", "op": ">=", "value": cover, "source": SELECTION_SOURCE}
+        if cover is not None
+        else {"field": "statements", "op": "==", "value": "--queries", "source": "every one"}
+    )
     return [
-        {"field": "statements", "op": "==", "value": "selected", "source": SELECTION_SOURCE},
+        taken,
         {"field": "plan_cost_cut", "op": ">=", "value": MIN_GAIN, "source": MIN_GAIN_SOURCE},
         {"field": "set_saving", "op": ">=", "value": 1 - TOLERANCE, "source": TOLERANCE_SOURCE},
         {"field": "write_ms", "op": "<", "value": "saved_ms", "source": WRITE_SOURCE},
@@ -181,7 +187,9 @@ def section(advice: IndexAdvice) -> dict[str, Any]:
             for s in advice.statements
         ],
         "candidates": fates,
-        "thresholds": [{k: t[k] for k in ("field", "op", "value", "source")} for t in thresholds()],
+        "thresholds": [
+            {k: t[k] for k in ("field", "op", "value", "source")} for t in thresholds(advice.cover)
+        ],
         "workload_ms": round(choice.workload_ms, 1) if choice else None,
         "estimated_saving_ms": round(choice.saved_ms, 1) if choice else None,
     }

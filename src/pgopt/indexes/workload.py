@@ -17,7 +17,8 @@ from ..sqltree import PLANNABLE, tables_read
 
 MAX_STATEMENTS = 40
 SELECTION_SOURCE = (
-    "pgopt ab's selection: the statements making up 90% of the execution time, and every write"
+    "pgopt ab's selection (--cover): the statements making up this share of the execution "
+    "time, and every write"
 )
 
 
@@ -57,7 +58,8 @@ def chosen(rows: list[SourceStatement], cover: float = COVER) -> list[Statement]
 
 def application_statement(query: str) -> bool:
     """A statement a plan is made for, on some table outside the catalogs: not a
-    utility statement (pg_dump's COPY, EXPLAIN), nor a monitoring query on pg_*."""
+    utility statement (pg_dump's COPY, EXPLAIN), nor a monitoring query on pg_*, nor
+    one that names no table (`select pg_stat_statements_reset()`)."""
     try:
         statements = parse_sql(query)
         names = tables_read(query)
@@ -66,7 +68,7 @@ def application_statement(query: str) -> bool:
     if len(statements) != 1 or not isinstance(statements[0].stmt, PLANNABLE):
         return False
     system = ("pg_", "information_schema.", "pg_catalog.")
-    return not names or not all(n.startswith(system) for n in names)
+    return bool(names) and not all(n.startswith(system) for n in names)
 
 
 def from_file(text: str) -> list[Statement]:
