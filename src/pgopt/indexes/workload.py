@@ -41,13 +41,12 @@ class Statement:
 
 def chosen(rows: list[SourceStatement], cover: float = COVER) -> list[Statement]:
     """The statements to weigh, heaviest first, numbered."""
-    ordered = sorted(rows, key=lambda s: s.total_ms, reverse=True)
+    mine = [r for r in rows if application_statement(r.query)]
+    ordered = sorted(mine, key=lambda s: s.total_ms, reverse=True)
     total = sum(s.total_ms for s in ordered) or 1.0
     out: list[Statement] = []
     share = 0.0
     for row in ordered:
-        if not application_statement(row.query):
-            continue
         kind = write_of(row.query)
         if (share >= cover and kind[0] is None) or len(out) >= MAX_STATEMENTS:
             continue
