@@ -85,11 +85,17 @@ def test_planted_indexes_are_found_and_no_decoy(planted: str, tmp_path: Path) ->
     assert sql.count("CREATE INDEX CONCURRENTLY") == len(found)
 
 
-def test_queries_file_partial_index_and_bad_statements(planted: str, tmp_path: Path) -> None:
+def test_queries_file_partial_index_and_bad_statements(
+    planted: str, tmp_path: Path, capsys: Any
+) -> None:
     queries = tmp_path / "queries.sql"
     queries.write_text(QUERIES + ";\nselect from nowhere where x = $1;\nselec oops;\nbegin\n")
-    code, doc = advise(planted, tmp_path / "out", "--queries", str(queries))
+    code, doc = advise(planted, tmp_path / "out", "--queries", str(queries), "--format", "sql")
     assert code == 0
+    # --format sql: the script alone on stdout, the reports written beside it
+    script = capsys.readouterr().out
+    assert script == (tmp_path / "out" / "indexes.sql").read_text()
+    assert script.count("CREATE INDEX CONCURRENTLY") == 2
     found = chosen(doc)
     assert found["public.tasks"]["predicate"] is not None  # status = 'pending'
     assert "pending" in found["public.tasks"]["predicate"]
