@@ -27,7 +27,7 @@ from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, find_binaries
 from pgopt.target.embedded import EmbeddedTarget
 
 TABLES = 2
-RAND = "--rand-type=uniform"  # sysbench's default skews its values; uniform, as the replay tests run it
+RAND = "--rand-type=uniform"  # sysbench skews its values by default; the replay tests too
 # sysbench workload -> its threads: reads by k, updates of k, inserts
 WORKLOADS = {"select_random_points": 2, "oltp_update_index": 1, "oltp_insert": 1}
 
