@@ -48,7 +48,7 @@ def prepared(admin: str, port: int, rows: int) -> str:
     dsn = admin.rsplit("/", 1)[0] + f"/{name}"
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("create extension pg_stat_statements")
-    args = sysbench(port, name, rows, "--create_secondary=off", "oltp_read_write", "prepare")
+    args = sysbench(port, name, rows, "--create_secondary=off", RAND, "oltp_read_write", "prepare")
     subprocess.run(args, check=True, capture_output=True, timeout=600)
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("vacuum analyze")
