@@ -312,3 +312,17 @@ def test_a_range_whose_source_scanned_the_whole_table_has_a_width_said_to_be_a_g
     assert any("read the whole table" in a for a in by_id["1"].assumptions)
     assert not by_id["2"].unverified
     assert any("100 rows a call, from the source's 4 blocks" in a for a in by_id["2"].assumptions)
+
+
+def test_a_list_pg_stat_statements_squashed_sends_as_many_values_as_the_rows_call_for() -> None:
+    """PostgreSQL 18 keeps `id IN ($1 /*, ... */)`, not the list's length: the replay
+    sends as many values as make a call read the source's rows (ids: one row each)."""
+    squashed = statement("select * from orders where id in ($1 /*, ... */)", 100, 50.0, 1000)
+    synthesis = synthesize(select([squashed], CATALOG, cover=1.0), CATALOG, POOLS)
+    (script,) = synthesis.scripts
+    last = script.text.rstrip().splitlines()[-1]
+    assert last.startswith("select /* pgopt q01 */ * from orders where id in (:pgopt_p1, ")
+    assert "/*, ... */" not in last
+    assert last.count(":pgopt_p1") == 10  # 10 rows a call, one row an id
+    assert "\\set pgopt_p1_10 " in script.text and "\\set pgopt_r1_10 " in script.text
+    assert "a list pg_stat_statements squashed: 10 values a call" in script.text

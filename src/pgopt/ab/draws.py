@@ -186,6 +186,15 @@ def widths(span: Span) -> list[int]:
     return out
 
 
+def rows_per_value(pool: Pool) -> float:
+    """The rows one value drawn from `pool` matches, on average: a common value its
+    share of the rows, a value in a range the range's rows per unit."""
+    total = sum(w for _, w in _arms(pool)) or 1.0
+    rows = sum((w / total) * w * pool.rows for _, w in pool.values)
+    rows += sum((w / total) * w * pool.rows / max(hi - lo, 1) for lo, hi, w in pool.ranges)
+    return rows
+
+
 def _arms(pool: Pool) -> list[tuple[Any, float]]:
     """The draw's arms in order: each common value, then each range."""
     return [(v, w) for v, w in pool.values] + [((lo, hi), w) for lo, hi, w in pool.ranges]
@@ -224,7 +233,7 @@ def _integer_item(arm: Any) -> str:
     return str(int(arm)) if str(arm).lstrip("-").isdigit() else str(arm)
 
 
-def render(n: int, draw: Draw) -> tuple[list[str], str]:
+def render(n: int | str, draw: Draw) -> tuple[list[str], str]:
     """The pgbench lines that draw $n, and what stands for $n in the statement (for a
     span, the high end's too: `render` of the span gives both names)."""
     if isinstance(draw, Fixed):

@@ -12,12 +12,16 @@ from typing import TYPE_CHECKING
 
 from ..words import plural
 from .catalog import SourceStatement
-from .draws import Draw, Span, render
+from .draws import Draw, FromPool, Span, render, rows_per_value
 
 if TYPE_CHECKING:
     from .synthesize import Candidate
 
 MAX_WEIGHT = 100_000
+# PostgreSQL 18's pg_stat_statements keeps a list of constants as its first one and
+# this comment: `IN ($1 /*, ... */)`; how long the list was is not kept
+SQUASHED = re.compile(r"\$(\d+) /\*, \.\.\. \*/")
+MAX_LIST = 1000
 
 
 @dataclass(frozen=True)
@@ -67,7 +71,20 @@ def block(
             values[draw.high] = f":pgopt_p{draw.high}"
     if export is not None:
         lines.append(f"\\set {export[1]} {values[export[0]]}")
-    body = re.sub(r"\$(\d+)(?!\d)", lambda m: values[int(m.group(1))], st.query.strip())
+    for n, length in squashed_lists(st, draws).items():
+        lines.insert(
+            1,
+            f"-- ${n}: a list pg_stat_statements squashed: {length} values a call, "
+            f"so that a call reads the source's {st.rows_per_call:.3g} rows",
+        )
+        items = [values[n]]
+        for i in range(2, length + 1):
+            drawn, value = render(f"{n}_{i}", draws[n])
+            lines += drawn
+            items.append(value)
+        values[n] = ", ".join(items)
+    body = SQUASHED.sub(lambda m: f"${m.group(1)}", st.query.strip())
+    body = re.sub(r"\$(\d+)(?!\d)", lambda m: values[int(m.group(1))], body)
     # the tag after the first word: pgbench drops a statement's leading comments, and
     # pg_stat_statements keeps the rest of the text as the first call sent it
     first, _, rest = body.rstrip(";").partition(" ")
@@ -89,6 +106,21 @@ def block(
         tuple(notes[n] for n in sorted(notes)),
         unverified,
     )
+
+
+def squashed_lists(statement: SourceStatement, draws: dict[int, Draw]) -> dict[int, int]:
+    """$n -> how many values to send for each list pg_stat_statements squashed: as many
+    as make a call read the source's rows per call (at least one)."""
+    out = {}
+    for match in SQUASHED.finditer(statement.query):
+        n = int(match.group(1))
+        draw = draws.get(n)
+        if not isinstance(draw, FromPool):
+            continue
+        per_value = rows_per_value(draw.pool)
+        wanted = statement.rows_per_call / per_value if per_value > 0 else 1
+        out[n] = max(1, min(MAX_LIST, round(wanted)))
+    return out
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,18 @@ from __future__ import annotations
 from typing import Any
 
 from ..ab.workload_files import flat_query as short_query
-from ..report.blocks import Block, Cell, Paragraph, Section, SideBySide, Span, Style, Table, plain
+from ..report.blocks import (
+    Block,
+    Cell,
+    Items,
+    Paragraph,
+    Section,
+    SideBySide,
+    Span,
+    Style,
+    Table,
+    plain,
+)
 from ..report.fmt import format_bytes
 
 STATUS_STYLE = {"chosen": Style.GOOD, "rejected": Style.MUTED, "covered": Style.MUTED}
@@ -127,3 +138,31 @@ def index_sections(doc: dict[str, Any]) -> list[Section]:
             blocks.append(Paragraph(plain(f"{added['ddl']}: {added['verdict']}")))
         blocks.extend(effects_blocks(proof["statements"], proof.get("wal_bytes_per_tx", {})))
     return [Section("Indexes weighed", tuple(blocks))]
+
+
+def summary_items(doc: dict[str, Any]) -> list[Block]:
+    """For the summary (the terminal): each candidate not chosen and each statement
+    not planned, with why, so "no finding" never hides what was weighed."""
+    section = doc.get("indexes")
+    if not section:
+        return []
+    items = [
+        (c["status"], plain(f"{_shape(c['ddl'])}: {c['why']}"))
+        for c in section["candidates"]
+        if c["status"] != "chosen"
+    ]
+    items += [
+        (s["id"], plain(f"{short_query(s['query'], 50)}: not planned, {s['refused']}"))
+        for s in section["statements"]
+        if "refused" in s
+    ]
+    if not items:
+        return []
+    title = f"missing-index: {len(section['statements'])} statements weighed ({section['source']})"
+    return [Items(tuple(items), title)]
+
+
+def _shape(ddl: str) -> str:
+    """`public.orders USING btree (customer_id)` out of a CREATE INDEX statement."""
+    _, _, rest = ddl.partition(" ON ")
+    return rest.rstrip(";") or ddl

@@ -27,7 +27,7 @@ from ..report.blocks import (
 )
 from ..report.fmt import format_value
 from ..words import plural
-from .index_report import index_blocks, index_sections
+from .index_report import index_blocks, index_sections, summary_items
 
 SEVERITY_STYLE = {"critical": Style.BAD, "warning": Style.WARN, "info": Style.PLAIN}
 LEDE = (
@@ -81,7 +81,7 @@ def proof_style(proof: str) -> Style:
 
 def _summary(doc: dict[str, Any]) -> Section:
     if not doc["findings"]:
-        return Section("Findings", (Paragraph(plain("No findings.")),))
+        return Section("Findings", (Paragraph(plain("No findings.")), *summary_items(doc)))
     rows = tuple(
         (
             Cell((Span(f["severity"], SEVERITY_STYLE[f["severity"]]),)),
@@ -96,6 +96,7 @@ def _summary(doc: dict[str, Any]) -> Section:
     blocks.append(
         Items(tuple((rule, (Span(s, Style.MUTED),)) for rule, s in sources.items()), "thresholds")
     )
+    blocks.extend(summary_items(doc))
     if doc["not_checked"]:
         blocks.append(
             Items(
