@@ -29,7 +29,7 @@ from pgopt.target.embedded import EmbeddedTarget
 TABLES = 2
 RAND = "--rand-type=uniform"  # sysbench skews its values by default; the replay tests too
 # sysbench workload -> its threads: reads by k, updates of k, inserts
-WORKLOADS = {"select_random_points": 2, "oltp_update_index": 1, "oltp_insert": 1}
+WORKLOADS = {"select_random_points": 1, "oltp_update_index": 1, "oltp_insert": 1}
 
 
 def sysbench(port: int, database: str, rows: int, *args: str) -> list[str]:
