@@ -33,7 +33,7 @@ from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, PgBinaries, find_bi
 PLANTED = """\
 create table customers (id int primary key, email text not null, name text not null);
 insert into customers
-  select i, format('User%s@Example.com', i), format('name %s', i)
+  select i, format('user%s@example.com', i), format('name %s', i)
   from generate_series(1, 40000) i;
 create table orders (id int primary key, customer_id int not null, placed_at timestamptz not null,
                      status text not null, total int not null);
@@ -71,7 +71,8 @@ create table audit (id bigserial primary key, actor int not null,
                     at timestamptz not null default now());
 insert into audit (actor) select i % 5000 from generate_series(1, 3000) i;
 """
-# pgbench scripts and how many times each runs: the counts make the weights
+# pgbench scripts and how many times each runs: the counts make the weights (a text
+# value is made by a query and \gset, so the statement compares a column with $1)
 WORKLOAD = {
     "lookup.sql": ("\\set c random(1, 40000)\nselect * from orders where customer_id = :c;\n", 150),
     "range.sql": (
@@ -81,17 +82,19 @@ WORKLOAD = {
     ),
     "latest.sql": ("select id, title from articles order by published_at desc limit 10;\n", 150),
     "join.sql": (
-        "\\set p random(1, 2000)\nselect sum(li.qty) from line_items li "
-        "join products p on p.id = li.product_id where p.sku = 'SKU-' || :p;\n",
+        "\\set p random(1, 2000)\nselect format('SKU-%s', :p::int) as sku \\gset\n"
+        "select sum(li.qty) from line_items li "
+        "join products p on p.id = li.product_id where p.sku = :sku;\n",
         150,
     ),
     "email.sql": (
-        "\\set c random(1, 40000)\nselect id, name from customers "
-        "where lower(email) = 'user' || :c || '@example.com';\n",
+        "\\set c random(1, 40000)\nselect format('user%s@example.com', :c::int) as e \\gset\n"
+        "select id, name from customers where lower(email) = :e;\n",
         150,
     ),
     "small.sql": (
-        "\\set k random(1, 20)\nselect value from settings where key = 'k' || :k;\n",
+        "\\set k random(1, 20)\nselect format('k%s', :k::int) as key \\gset\n"
+        "select value from settings where key = :key;\n",
         300,
     ),
     "status.sql": ("select count(*) from orders where status = 'paid';\n", 30),
@@ -139,10 +142,12 @@ def run_workload(
         return
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("select pg_stat_statements_reset()")
+    pgbench = str(binaries.path("pgbench"))
     for file, (text, times) in workload.items():
         (folder / file).write_text(text)
         subprocess.run(
-            [str(binaries.path("pgbench")), "-n", "-t", str(times), "-f", str(folder / file), dsn],
+            # extended: a text value set by \\gset is sent as a parameter
+            [pgbench, "-n", "-M", "extended", "-t", str(times), "-f", str(folder / file), dsn],
             check=True,
             capture_output=True,
         )

@@ -95,6 +95,8 @@ def prove_indexes(
     if fidelity is not None and fidelity.verdict == "unfaithful":
         verdict += "; on an unfaithful replay: " + "; ".join(fidelity.reasons[:2])
     effects = statement_effects(result, "a", "b")
+    # the statements the replay runs (a --queries proof runs every one planned)
+    replayed = {b.statement.query for b in synthesis.blocks} if synthesis is not None else None
     wal = {name: wal_per_tx(result.step(name)) for name in ("a", "b")}
     for entry in doc["findings"]:
         if entry["rule"] != RULE:
@@ -115,6 +117,13 @@ def prove_indexes(
                 "the only index of the set: the set's proof is its own",
             ),
         }
+        served = [s["query"] for s in entry["index"]["statements"]]
+        if replayed is not None and not set(served) & replayed:
+            entry["index"]["proof"]["replayed"] = False
+            entry["index"]["proof"]["left_out"] = (
+                "not measured: none of the statements it serves is in the replay (why: "
+                f"{where / 'run' / 'workload' / 'README.md'})"
+            )
     doc["indexes"]["proof"] = {
         "run": str(where / "run"),
         "set": verdict,
