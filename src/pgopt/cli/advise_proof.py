@@ -81,9 +81,13 @@ def _spec(plan: ProofPlan, dsn: str, where: Path, duration: int) -> AbSpec:
     scripts: tuple[Script, ...] = ()
     keys: tuple[Path, ...] = ()
     if plan.statements:
-        scripts, keys = _write(scripts_for(dsn, list(plan.statements)), workload, plan.transaction)
+        scripts, keys = write_scripts(
+            scripts_for(dsn, list(plan.statements)), workload, plan.transaction
+        )
     elif plan.naming:
-        scripts, keys = _write(statements_naming(dsn, plan.naming), workload, plan.transaction)
+        scripts, keys = write_scripts(
+            statements_naming(dsn, plan.naming), workload, plan.transaction
+        )
     workload.mkdir(parents=True, exist_ok=True)
     for i, text in enumerate(plan.scripts, start=len(scripts) + 1):
         path = workload / f"p{i:02d}.sql"
@@ -92,7 +96,7 @@ def _spec(plan: ProofPlan, dsn: str, where: Path, duration: int) -> AbSpec:
     b_scripts: tuple[Script, ...] = ()
     if plan.b_statements:
         synthesis = scripts_for(dsn, list(plan.b_statements))
-        b_scripts, b_keys = _write(synthesis, where / "workload-b", plan.transaction)
+        b_scripts, b_keys = write_scripts(synthesis, where / "workload-b", plan.transaction)
         keys += b_keys
     fix: tuple[Path, ...] = ()
     if plan.fix_sql:
@@ -110,7 +114,7 @@ def _spec(plan: ProofPlan, dsn: str, where: Path, duration: int) -> AbSpec:
     )
 
 
-def _write(
+def write_scripts(
     synthesis: Synthesis, folder: Path, transaction: bool
 ) -> tuple[tuple[Script, ...], tuple[Path, ...]]:
     """The synthesized scripts as files, each one transaction when `transaction`, and

@@ -25,7 +25,7 @@ from ..indexes.proof_reading import (
 from ..indexes.selection import Weighed
 from ..indexes.workload import Statement
 from .ab import run_ab
-from .advise_proof import PROOF_OPTIONS, _write
+from .advise_proof import PROOF_OPTIONS, write_scripts
 from .app import err
 
 
@@ -165,7 +165,7 @@ def _spec(
             synthesize=True,
         )
     planned = [s.query for s in queries if s.id not in advice.refused]
-    scripts, keys = _write(scripts_for(dsn, planned), where / "workload", False)
+    scripts, keys = write_scripts(scripts_for(dsn, planned), where / "workload", False)
     return AbSpec(
         title=f"advise --prove {RULE}: the chosen indexes on the --queries statements",
         setup=keys,

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..plans.shape import Plan, change_summary, plan_lines, total_cost
+from ..report.fmt import format_bytes
 from .candidates import Candidate, Covered, TableFacts, estimated_bytes
 from .selection import (
     MIN_GAIN,
@@ -76,7 +77,7 @@ def findings(advice: IndexAdvice) -> list[dict[str, Any]]:
         message = (
             f"{w.checked.candidate.table} {_columns_text(w.checked.candidate)}: "
             f"serves {served} ({share:.0%} of the workload's time), plan cost "
-            f"{_cut_text(index)}; {_bytes(w.checked.bytes)} on the copy"
+            f"{_cut_text(index)}; {format_bytes(w.checked.bytes)} on the copy"
         )
         out.append(
             {
@@ -231,9 +232,3 @@ def _cut(index: dict[str, Any]) -> float:
 
 def _cut_text(index: dict[str, Any]) -> str:
     return f"−{_cut(index):.0%}"
-
-
-def _bytes(n: int) -> str:
-    from ..report.fmt import format_bytes
-
-    return format_bytes(n)
