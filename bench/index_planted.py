@@ -109,7 +109,9 @@ WORKLOAD = {
 QUERIES = """\
 -- the pending tasks of a queue: 0.5% of the rows
 select id from tasks where status = 'pending' and queue = $1;
-select id from orders where customer_id = $1
+select id from orders where customer_id = $1;
+-- a name containing a string: a trigram index (pg_trgm is installed here)
+select id from customers where name like '%7531%'
 """
 
 
@@ -123,6 +125,7 @@ def plant(admin_dsn: str) -> str:
         preloaded = conn.execute("show shared_preload_libraries").fetchone()
         if preloaded and "pg_stat_statements" in str(preloaded[0]):
             conn.execute("create extension pg_stat_statements")
+        conn.execute("create extension if not exists pg_trgm")
         conn.execute(PLANTED)
         conn.execute("vacuum analyze")
     return dsn

@@ -6,12 +6,14 @@ decoy is; bad statements are said one by one; the proof measures the set and the
 candidate the write estimate rejected."""
 
 import json
+import uuid
 from collections.abc import Iterator
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 import jsonschema
+import psycopg
 import pytest
 from bench.index_planted import QUERIES, WORKLOAD, planted_database
 
@@ -95,14 +97,44 @@ def test_queries_file_partial_index_and_bad_statements(
     # --format sql: the script alone on stdout, the reports written beside it
     script = capsys.readouterr().out
     assert script == (tmp_path / "out" / "indexes.sql").read_text()
-    assert script.count("CREATE INDEX CONCURRENTLY") == 2
+    assert script.count("CREATE INDEX CONCURRENTLY") == 3
     found = chosen(doc)
     assert found["public.tasks"]["predicate"] is not None  # status = 'pending'
     assert "pending" in found["public.tasks"]["predicate"]
+    # LIKE '%...%' where pg_trgm is installed: GIN with its operator class
+    assert found["public.customers"]["method"] == "gin"
+    assert "gin_trgm_ops" in found["public.customers"]["ddl"]
     refused = {s["query"]: s["refused"] for s in doc["indexes"]["statements"] if "refused" in s}
     assert "no table nowhere" in refused["select from nowhere where x = $1"]
     assert refused["selec oops"].startswith("does not parse")
     assert "has no plan" in refused["begin"]
+
+
+def test_a_table_the_role_cannot_read_is_said_per_statement(planted: str, tmp_path: Path) -> None:
+    """A role that may read orders but not tasks: the tasks statement is refused with
+    why, before it is sent; the orders one is advised on."""
+    role = f"reader_{uuid.uuid4().hex[:6]}"
+    with psycopg.connect(planted, autocommit=True) as conn:
+        conn.execute(f"create role {role} login")
+        conn.execute(f"grant select on orders to {role}")
+    try:
+        queries = tmp_path / "queries.sql"
+        queries.write_text(QUERIES)
+        dsn = planted.replace("postgres@", f"{role}@", 1)
+        code, doc = advise(dsn, tmp_path / "out", "--queries", str(queries))
+    finally:
+        with psycopg.connect(planted, autocommit=True) as conn:
+            conn.execute(f"drop owned by {role}")
+            conn.execute(f"drop role {role}")
+    assert code == 0
+    refused = {
+        s["query"].split(" where ")[0]: s.get("refused") for s in doc["indexes"]["statements"]
+    }
+    assert refused["select id from tasks"] == (
+        "this role may not read tasks: grant it SELECT to have the statement checked"
+    )
+    assert refused["select id from orders"] is None
+    assert set(chosen(doc)) == {"public.orders"}
 
 
 def test_queries_file_missing_or_empty(planted: str, tmp_path: Path, capsys: Any) -> None:
