@@ -16,12 +16,7 @@ from ..ab.statements import scripts_for
 from ..ab.synthesize import Synthesis
 from ..advise.prove import verdict_of
 from ..indexes.outcome import RULE, IndexAdvice
-from ..indexes.proof_reading import (
-    added_verdict,
-    left_out_verdict,
-    statement_effects,
-    wal_per_tx,
-)
+from ..indexes.proof_reading import ADDED, LEFT_OUT, statement_effects, wal_per_tx, worded
 from ..indexes.selection import Weighed
 from ..indexes.workload import Statement
 from .ab import run_ab
@@ -110,7 +105,7 @@ def prove_indexes(
             "wal_bytes_per_tx": wal,
             "left_out": next(
                 (
-                    left_out_verdict(result.step(k))
+                    worded(result.step(k), LEFT_OUT)
                     for k, w in left_out.items()
                     if w.checked.name == name
                 ),
@@ -131,7 +126,7 @@ def prove_indexes(
         "statements": effects,
         "wal_bytes_per_tx": wal,
         "added": [
-            {"ddl": w.checked.candidate.ddl(), "verdict": added_verdict(result.step(k))}
+            {"ddl": w.checked.candidate.ddl(), "verdict": worded(result.step(k), ADDED)}
             for k, w in adding.items()
         ],
     }

@@ -68,21 +68,19 @@ def figures(step: StepResult) -> str:
     return f"×{ratio.median:.2f} [{low:.2f}–{high:.2f}], {plural(len(step.runs), 'round')}"
 
 
-def left_out_verdict(step: StepResult) -> str:
-    """An index dropped from the set (the step against the whole set)."""
-    words = {
-        "slower": "earns its place: the workload is slower without it",
-        "faster": "does not earn its place: the workload is faster without it",
-        "no-change": "no measurable effect of its own: the others serve its statements",
-    }.get(step.verdict_vs_previous.value, "undecided")
-    return f"{words} ({figures(step)})"
+# what a step's verdict against the whole set means, by what the step changed
+LEFT_OUT = {  # an index dropped from the set
+    "slower": "earns its place: the workload is slower without it",
+    "faster": "does not earn its place: the workload is faster without it",
+    "no-change": "no measurable effect of its own: the others serve its statements",
+}
+ADDED = {  # a candidate the write estimate rejected, added to the set
+    "faster": "the estimate was wrong: the workload is faster with it",
+    "slower": "rejection confirmed: the workload is slower with it",
+    "no-change": "rejection stands: no measurable gain",
+}
 
 
-def added_verdict(step: StepResult) -> str:
-    """A candidate rejected by the write estimate, added to the set."""
-    words = {
-        "faster": "the estimate was wrong: the workload is faster with it",
-        "slower": "rejection confirmed: the workload is slower with it",
-        "no-change": "rejection stands: no measurable gain",
-    }.get(step.verdict_vs_previous.value, "undecided")
-    return f"{words} ({figures(step)})"
+def worded(step: StepResult, words: dict[str, str]) -> str:
+    """The step's verdict against the set in `words` (LEFT_OUT, ADDED), with figures."""
+    return f"{words.get(step.verdict_vs_previous.value, 'undecided')} ({figures(step)})"
