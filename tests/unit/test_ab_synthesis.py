@@ -326,3 +326,14 @@ def test_a_list_pg_stat_statements_squashed_sends_as_many_values_as_the_rows_cal
     assert last.count(":pgopt_p1") == 10  # 10 rows a call, one row an id
     assert "\\set pgopt_p1_10 " in script.text and "\\set pgopt_r1_10 " in script.text
     assert "a list pg_stat_statements squashed: 10 values a call" in script.text
+
+
+def test_a_value_compared_with_a_function_of_a_column_is_sent_through_it() -> None:
+    """`lower(status) = $1`: a value of the column, passed through the same function,
+    so a call finds the rows the source's calls found."""
+    applied = statement("select count(*) from orders where lower(status) = $1", 100, 50.0, 100)
+    chosen = select([applied], CATALOG, cover=1.0)
+    assert not chosen.skipped, chosen.skipped
+    (script,) = synthesize(chosen, CATALOG, POOLS).scripts
+    last = script.text.rstrip().splitlines()[-1]
+    assert "where lower(status) = lower((case when :pgopt_r1 <= 7500 then 'new'" in last, last

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from ..words import plural
 from .catalog import SourceStatement
 from .draws import Draw, FromPool, Span, render, rows_per_value
+from .sql_params import ColumnUse
 
 if TYPE_CHECKING:
     from .synthesize import Candidate
@@ -71,6 +72,9 @@ def block(
             values[draw.high] = f":pgopt_p{draw.high}"
     if export is not None:
         lines.append(f"\\set {export[1]} {values[export[0]]}")
+    for n, use in candidate.shape.params.items():
+        if isinstance(use, ColumnUse) and use.applied and n in values:
+            values[n] = use.applied.format(values[n])  # lower(email) = lower('drawn')
     for n, length in squashed_lists(st, draws).items():
         lines.insert(
             1,

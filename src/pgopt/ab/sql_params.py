@@ -24,6 +24,7 @@ from pglast import ast, parse_sql
 from pglast.enums.parsenodes import A_Expr_Kind
 from pglast.enums.primnodes import BoolExprType
 from pglast.parser import ParseError
+from pglast.stream import RawStream
 
 from ..sqltree import walk
 
@@ -81,6 +82,9 @@ class ColumnUse:
     table: Table
     column: str
     written: bool = False  # INSERT ... VALUES / UPDATE ... SET: a new value of the column
+    # compared with a function of the column (`lower(email) = $1`): the function, with
+    # `{}` where the column was, so the replay sends it of a value of the column
+    applied: str | None = None
 
 
 @dataclass(frozen=True)
@@ -323,11 +327,34 @@ class _Binder:
         for column, others in ((expr.lexpr, right), (expr.rexpr, (expr.lexpr,))):
             use = self._resolve(_column(column), scope)
             if use is None:
+                use = self._applied(column, scope)
+            if use is None:
                 continue
             for other in others:
                 n = _param(other)
                 if n is not None:
                     self.params.setdefault(n, use)
+
+    def _applied(self, node: Any, scope: Scope) -> ColumnUse | None:
+        """`lower(email)`: a function of one column and constants, as a ColumnUse of
+        the column with the function kept (`lower({})`)."""
+        if not isinstance(node, ast.FuncCall) or node.agg_star or node.over is not None:
+            return None
+        refs = [n for n in walk(node) if isinstance(n, ast.ColumnRef)]
+        if len(refs) != 1 or any(isinstance(n, ast.ParamRef) for n in walk(node)):
+            return None
+        use = self._resolve(_column(refs[0]), scope)
+        if use is None:
+            return None
+        # on a copy of the expression: the statement's own tree stays as it is
+        stmt: Any = parse_sql(f"select {RawStream()(node)}")[0].stmt
+        copy = stmt.targetList[0].val
+        marker = "pgopt_applied_value"
+        for ref in walk(copy):
+            if isinstance(ref, ast.ColumnRef):
+                ref.fields = (ast.String(sval=marker),)
+        text = str(RawStream()(copy)).replace("{", "{{").replace("}", "}}")
+        return ColumnUse(use.table, use.column, applied=text.replace(marker, "{}"))
 
     def _between(self, expr: Any, scope: Scope) -> None:
         use = self._resolve(_column(expr.lexpr), scope)
