@@ -140,6 +140,9 @@ def test_a_table_the_role_cannot_read_is_said_per_statement(planted: str, tmp_pa
 def test_queries_file_missing_or_empty(planted: str, tmp_path: Path, capsys: Any) -> None:
     empty = tmp_path / "empty.sql"
     empty.write_text("-- nothing\n\n")
+    argv = ["advise", "--dsn", planted, "--rule", "lock-queue", "--format", "sql"]
+    assert main([*argv, "--out", str(tmp_path / "o")]) == 2
+    assert "add --rule missing-index" in capsys.readouterr().err
     for path in (tmp_path / "absent.sql", empty):
         code = main(
             ["advise", "--dsn", planted, "--queries", str(path), "--out", str(tmp_path / "o")]
@@ -200,6 +203,7 @@ def test_postgresql_15_generic_plans_by_prepare(binaries: PgBinaries, tmp_path: 
         code, doc = advise(dsn, tmp_path / "plain")
         assert code == 0
         assert [n["rule"] for n in doc["not_checked"]] == ["missing-index"]
+        assert "not checked" in (tmp_path / "plain" / "indexes.sql").read_text()
         queries = tmp_path / "queries.sql"
         queries.write_text(QUERIES)
         code, doc = advise(dsn, tmp_path / "out", "--queries", str(queries))

@@ -110,6 +110,8 @@ def advise_cmd(
             raise UsageError(f"{flag} {unknown[0]}: no such rule (known: {names})")
     if rule_ids:
         rules = tuple(r for r in rules if r.id in rule_ids)
+        if output_format == "sql" and RULE not in rule_ids:
+            raise UsageError(f"--format sql prints the indexes {RULE} finds: add --rule {RULE}")
     queries = read_queries(queries_file)
     started = datetime.now(UTC)
     clock = time.monotonic()

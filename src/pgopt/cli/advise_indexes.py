@@ -48,13 +48,12 @@ def add_index_advice(
     """Run the advisor and put what it found into `doc`; None when it could not run
     (said in `not_checked`)."""
     if queries is None and not doc["evidence"]["pg_stat_statements"]:
-        doc["not_checked"].append(
-            {
-                "rule": RULE,
-                "reason": "pg_stat_statements is not installed in this database, and no "
-                "--queries file names the statements: nothing to plan",
-            }
+        reason = (
+            "pg_stat_statements is not installed in this database, and no --queries file "
+            "names the statements: nothing to plan"
         )
+        doc["not_checked"].append({"rule": RULE, "reason": reason})
+        write_atomic(folder / "indexes.sql", f"-- pgopt advise: {RULE} not checked: {reason}\n")
         return None
     binaries = find_binaries(None, need=SERVER_PROGRAMS)
     advice = advise_indexes(
