@@ -14,7 +14,7 @@ import psycopg
 import pytest
 from bench.advise_planted import live_workload, plant
 
-from pgopt.binaries import PgBinaries
+from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, PgBinaries, find_binaries
 from pgopt.cli import main
 from pgopt.target.embedded import EmbeddedTarget
 
@@ -235,3 +235,36 @@ def test_an_unreachable_server_is_one_line_and_exit_2(
     err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
     assert len(err) == 1 and err[0].startswith("pgopt: error: cannot read"), err
     assert "s3cret" not in err[0]
+
+
+PG15_BIN = Path("/usr/lib/postgresql/15/bin")
+
+
+@pytest.mark.parametrize("version", ["18", "15"])
+def test_a_read_only_look_leaves_no_error_in_the_servers_log(
+    version: str, binaries: PgBinaries, tmp_path: Path
+) -> None:
+    """A database without pg_stat_statements or pgstattuple: advise checks what is
+    installed first and sends no query that would fail, so log-based alerting on
+    production sees nothing (#47: it used to log two ERRORs with 40 lines each)."""
+    if version == "15":
+        if not (PG15_BIN / "postgres").exists():
+            pytest.skip("no PostgreSQL 15 binaries in /usr/lib/postgresql/15/bin")
+        binaries = find_binaries(str(PG15_BIN), need=CLIENT_PROGRAMS + SERVER_PROGRAMS)
+    with EmbeddedTarget(binaries) as server:
+        dsn = f"postgresql://postgres@127.0.0.1:{server.port}/postgres"
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("create table t (id int primary key, v text)")
+            conn.execute("insert into t select i, 'x' from generate_series(1, 1000) i")
+        start = server.log_file.stat().st_size
+        code, doc = run_advise(dsn, tmp_path / "out", "--sample", "1")
+        with server.log_file.open("rb") as log:
+            log.seek(start)
+            lines = log.read().decode(errors="replace").splitlines()
+    assert code == 0
+    assert doc["evidence"]["server_version_num"] // 10000 == int(version)
+    assert not [line for line in lines if "ERROR" in line], lines[:5]
+    reasons = {n["rule"]: n["reason"] for n in doc["not_checked"]}
+    assert "pgstattuple is not installed" in reasons["table-bloat"]
+    assert "pg_stat_statements" in reasons["lock-queue"]
+    assert "pg_stat_statements" in reasons["missing-index"]
