@@ -33,7 +33,7 @@ from .analysis.verdicts import (
 from .lab.spec import Lab, Metric
 from .lab.spec import Reported as ReportedSpec
 from .model.codec import SCHEMA
-from .model.outcomes import ExperimentOutcome, RunRecord, StepOutcome
+from .model.outcomes import ExperimentOutcome, StepOutcome
 from .model.result import (
     IDENTITY,
     Ceiling,
@@ -56,6 +56,7 @@ from .model.result import (
     VerdictRule,
 )
 from .redact import redactor
+from .result_phases import step_phases
 from .result_runs import latency, observer_summary, run_result, server_cpu_us_per_tx
 from .result_time import time_breakdown
 from .words import plural
@@ -83,7 +84,7 @@ def build_result(
         baseline = baseline_of(name, order, parents, starts)
         phases = None
         if step_outcome.runs and step_outcome.runs[0].phases:
-            phases = _phases(
+            phases = step_phases(
                 step_outcome.runs,
                 by_name[reference].runs if reference else [],
                 decisions,
@@ -215,10 +216,6 @@ def _values(outcome: StepOutcome) -> list[float]:
     return [r.value for r in outcome.runs]
 
 
-def _phase_names(runs: list[RunRecord]) -> list[str]:
-    return [name for name, _ in runs[0].phases] if runs else []
-
-
 def _step(
     lab: Lab,
     outcome: StepOutcome,
@@ -335,60 +332,6 @@ def _reported(mine: ReportedSpec | None, base: ReportedSpec | None) -> Reported 
         phases=dict(mine.phases) or None,
         ratio_vs_baseline=mine.value / base.value if base is not None and same_unit else None,
     )
-
-
-def _phases(
-    runs: list[RunRecord],
-    previous_runs: list[RunRecord],
-    decisions: dict[Pair, Decision],
-    pair: Pair | None,
-) -> tuple[Phase, ...]:
-    """Each timed phase's median seconds, its waits and WAL, and its ratio to the same
-    phase in the step this one derives from, with a verdict (fewer seconds is faster)
-    and a why-line."""
-    out = []
-    for name in _phase_names(runs):
-        samples = [s for r in runs for n, s in r.phases if n == name]
-        low, high = stats.geometric_interval(samples)
-        shares, figures = _phase_observations(runs, name)
-        previous_shares, previous_figures = _phase_observations(previous_runs, name)
-        decision = decisions.get(Pair(pair.reference, pair.step, name)) if pair else None
-        out.append(
-            Phase(
-                name=name,
-                seconds=round(stats.median(samples), 3),
-                ci95=(round(low, 3), round(high, 3)),
-                samples=tuple(round(s, 3) for s in samples),
-                waits=shares if figures else None,
-                wal_bytes=figures["wal_bytes_per_run"] if figures else None,
-                ratio_vs_previous=Ratio.of(decision) if decision else None,
-                verdict_vs_previous=decision.verdict if decision else None,
-                why=bottleneck.why_line(
-                    shares,
-                    previous_shares if previous_figures else None,
-                    figures,
-                    previous_figures or None,
-                )
-                if figures
-                else None,
-            )
-        )
-    return tuple(out)
-
-
-def _phase_observations(
-    runs: list[RunRecord], name: str
-) -> tuple[dict[str, float], dict[str, float]]:
-    """One phase's wait shares over all runs and its median WAL bytes per run; empty
-    when no run observed the phase."""
-    seen = [r.observation.phases[name] for r in runs if name in r.observation.phases]
-    if not seen:
-        return {}, {}
-    counts: Counter[str] = Counter()
-    for phase in seen:
-        counts.update(phase.waits)
-    wal = stats.median([float(p.wal_bytes) for p in seen])
-    return observed.shares(counts), {"wal_bytes_per_run": wal}
 
 
 def _redacted(value: Any) -> Any:

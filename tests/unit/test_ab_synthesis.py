@@ -12,7 +12,8 @@ import pytest
 
 from pgopt.ab.catalog import Catalog, Column, SourceStatement, SourceWorkload
 from pgopt.ab.draws import DRAW, Pool, Span, compact, pool_from_rows, pool_from_stats, sample
-from pgopt.ab.sql_params import ColumnUse, Operand, Table, shape_of
+from pgopt.ab.param_binding import ColumnUse, Operand, Table
+from pgopt.ab.sql_params import shape_of
 from pgopt.ab.synthesize import select, synthesize
 from pgopt.ab.workload_files import keys_sql, workload_markdown
 

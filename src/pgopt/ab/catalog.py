@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .sql_params import Table
+from .param_binding import Table
 
 
 @dataclass(frozen=True)

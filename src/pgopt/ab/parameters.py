@@ -23,7 +23,8 @@ from .draws import (
     Span,
     pool_from_values,
 )
-from .sql_params import ColumnUse, Operand, Table, shape_of
+from .param_binding import ColumnUse, Operand, Table
+from .sql_params import shape_of
 
 if TYPE_CHECKING:
     from .synthesize import Candidate

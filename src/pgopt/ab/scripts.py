@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from ..words import plural
 from .catalog import SourceStatement
 from .draws import Draw, FromPool, Span, render, rows_per_value
-from .sql_params import ColumnUse
+from .param_binding import ColumnUse
 
 if TYPE_CHECKING:
     from .synthesize import Candidate

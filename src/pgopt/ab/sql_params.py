@@ -1,17 +1,9 @@
-"""What a normalized statement from pg_stat_statements is, and what each of its
-parameters ($1, $2, ...) stands for, read with PostgreSQL's own parser (pglast).
-
-pg_stat_statements keeps statements with their constants replaced by $n and no
-values. To replay one, each $n must be drawn from the data it was compared with:
-the column on the other side of `=`, `<`, `IN (...)`, `BETWEEN`, `LIKE`, the column
-an INSERT or UPDATE writes it into, or LIMIT/OFFSET. Two of them that bound one
-column from both sides (`BETWEEN $1 AND $2`, `>= $1 ... <= $2`) form a `Span`,
-whose width decides how many rows a call reads; one combined with a column in
-arithmetic (`SET k = k + $2`) is an `Operand`, which no data holds. A statement is replayable
-when it is one SELECT, INSERT, UPDATE or DELETE (no DDL, utility or session
-state), touches no system catalog, calls nothing with side effects outside the
-database, and every parameter is bound. Otherwise `Shape.refusal` says why.
-Pure: no server.
+"""Whether a normalized statement from pg_stat_statements can be replayed, read with
+PostgreSQL's own parser (pglast): one SELECT, INSERT, UPDATE or DELETE (no DDL,
+utility or session state), touching no system catalog, calling nothing with side
+effects outside the database, and every parameter bound to what it stands for
+(ab/param_binding.py: a column, a function of one, a span, an operand, LIMIT or
+OFFSET). Otherwise `Shape.refusal` says why. Pure: no server.
 """
 
 from __future__ import annotations
@@ -21,14 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pglast import ast, parse_sql
-from pglast.enums.parsenodes import A_Expr_Kind
-from pglast.enums.primnodes import BoolExprType
 from pglast.parser import ParseError
-from pglast.stream import RawStream
 
 from ..sqltree import walk
+from .param_binding import REPLAYABLE, Binder, Span, Table, Use, table_of
 
-REPLAYABLE = (ast.SelectStmt, ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt)
 SIDE_EFFECTS = frozenset(
     {
         "pg_sleep",
@@ -55,58 +44,6 @@ SIDE_EFFECTS = frozenset(
     }
 )
 CATALOG_SCHEMAS = frozenset({"pg_catalog", "information_schema"})
-COMPARISONS = frozenset({"=", "<>", "!=", "<", "<=", ">", ">=", "~~", "~~*", "!~~", "!~~*"})
-COMPARING_KINDS = frozenset(
-    {
-        A_Expr_Kind.AEXPR_IN,
-        A_Expr_Kind.AEXPR_LIKE,
-        A_Expr_Kind.AEXPR_ILIKE,
-        A_Expr_Kind.AEXPR_BETWEEN,
-        A_Expr_Kind.AEXPR_NOT_BETWEEN,
-        A_Expr_Kind.AEXPR_DISTINCT,
-        A_Expr_Kind.AEXPR_NOT_DISTINCT,
-    }
-)
-
-
-@dataclass(frozen=True)
-class Table:
-    schema: str | None  # as written; None: found on the search path
-    name: str
-
-
-@dataclass(frozen=True)
-class ColumnUse:
-    """$n compared with, or written into, `column` of `table`."""
-
-    table: Table
-    column: str
-    written: bool = False  # INSERT ... VALUES / UPDATE ... SET: a new value of the column
-    # compared with a function of the column (`lower(email) = $1`): the function, with
-    # `{}` where the column was, so the replay sends it of a value of the column
-    applied: str | None = None
-
-
-@dataclass(frozen=True)
-class Operand:
-    """$n combined with `column` in arithmetic (`k + $2`): no data to draw it from."""
-
-    table: Table
-    column: str
-    operator: str
-
-
-@dataclass(frozen=True)
-class Span:
-    """$low and $high bound `column` from both sides: a range of it."""
-
-    table: Table
-    column: str
-    low: int
-    high: int
-
-
-Use = ColumnUse | Operand | str  # str: 'limit', 'offset'
 
 
 @dataclass(frozen=True)
@@ -144,7 +81,7 @@ def shape_of(query: str, columns_of: Any) -> Shape:
     calls = sorted(_function_names(stmt) & SIDE_EFFECTS)
     if calls:
         return Shape(kind, tables=tables, refusal=f"calls {', '.join(calls)}: side effects")
-    finder = _Binder(columns_of)
+    finder = Binder(columns_of)
     finder.visit(stmt, ())
     unbound = sorted(set(_param_numbers(stmt)) - set(finder.params))
     spans = tuple(finder.spans)
@@ -179,11 +116,7 @@ def _tables(stmt: Any) -> Iterator[Table]:
         if isinstance(node, ast.RangeVar) and not (
             node.schemaname is None and node.relname in ctes
         ):
-            yield _table_of(node)
-
-
-def _table_of(range_var: Any) -> Table:
-    return Table(range_var.schemaname, str(range_var.relname))
+            yield table_of(node)
 
 
 def _function_names(stmt: Any) -> set[str]:
@@ -197,9 +130,6 @@ def _function_names(stmt: Any) -> set[str]:
 
 
 AGGREGATES = frozenset({"count", "sum", "avg", "min", "max", "bool_and", "bool_or", "every"})
-ARITHMETIC = frozenset({"+", "-", "*", "/", "%"})
-LOWER = frozenset({">", ">="})  # column > $n: $n is a lower bound
-UPPER = frozenset({"<", "<="})
 
 
 def _aggregates(stmt: Any) -> bool:
@@ -216,194 +146,3 @@ def _param_numbers(stmt: Any) -> Iterator[int]:
     for node in walk(stmt):
         if isinstance(node, ast.ParamRef):
             yield int(node.number or 0)
-
-
-def _param(node: Any) -> int | None:
-    """$n, also under a cast ($1::int)."""
-    while isinstance(node, ast.TypeCast):
-        node = node.arg
-    return int(node.number or 0) if isinstance(node, ast.ParamRef) else None
-
-
-def _column(node: Any) -> tuple[str, ...] | None:
-    while isinstance(node, ast.TypeCast):
-        node = node.arg
-    fields: Any = node.fields if isinstance(node, ast.ColumnRef) else None
-    if fields and all(isinstance(f, ast.String) for f in fields):
-        return tuple(str(f.sval) for f in fields)
-    return None
-
-
-def _operator(expr: Any) -> str | None:
-    return expr.name[-1].sval if expr.name and isinstance(expr.name[-1], ast.String) else None
-
-
-def _compares(expr: Any) -> bool:
-    """A comparison of a column with one value (or a list of them): `= ANY($1)` takes
-    an array, which a column's values are not."""
-    if expr.kind in COMPARING_KINDS:
-        return True
-    op = expr.name[-1].sval if expr.name and isinstance(expr.name[-1], ast.String) else None
-    return expr.kind == A_Expr_Kind.AEXPR_OP and op in COMPARISONS
-
-
-Scope = tuple[dict[str, Table], ...]  # innermost first: alias or name -> table
-
-
-class _Binder:
-    """Walks a statement scope by scope and binds each $n to what it stands for."""
-
-    def __init__(self, columns_of: Any) -> None:
-        self.columns_of = columns_of
-        self.params: dict[int, Use] = {}
-        self.spans: list[Span] = []
-
-    def visit(self, node: Any, outer: Scope) -> None:
-        if isinstance(node, tuple | list):
-            for item in node:
-                self.visit(item, outer)
-            return
-        if not isinstance(node, ast.Node):
-            return
-        scope = outer
-        if isinstance(node, REPLAYABLE):
-            scope = (self._range(node), *outer)
-            self._statement(node, scope)
-        elif isinstance(node, ast.A_Expr) and _compares(node):
-            self._comparison(node, scope)
-            if node.kind == A_Expr_Kind.AEXPR_BETWEEN:
-                self._between(node, scope)
-        elif isinstance(node, ast.A_Expr) and _operator(node) in ARITHMETIC:
-            self._arithmetic(node, scope)
-        elif isinstance(node, ast.BoolExpr) and node.boolop == BoolExprType.AND_EXPR:
-            self._bounds(node.args or (), scope)
-        for name in node:
-            self.visit(getattr(node, name), scope)
-
-    def _range(self, stmt: Any) -> dict[str, Table]:
-        """The tables this statement's own FROM (and USING, and target) names; a
-        subquery's tables belong to the subquery's scope."""
-        found: dict[str, Table] = {}
-        pending = [
-            *(getattr(stmt, "fromClause", None) or ()),
-            *(getattr(stmt, "usingClause", None) or ()),
-            getattr(stmt, "relation", None),
-        ]
-        while pending:
-            node = pending.pop()
-            if isinstance(node, ast.JoinExpr):
-                pending += [node.larg, node.rarg]
-            elif isinstance(node, ast.RangeVar):
-                table = _table_of(node)
-                alias: Any = node.alias
-                found[str(alias.aliasname) if alias else table.name] = table
-        return found
-
-    def _statement(self, stmt: Any, scope: Scope) -> None:
-        if isinstance(stmt, ast.SelectStmt):
-            for node, what in ((stmt.limitCount, "limit"), (stmt.limitOffset, "offset")):
-                n = _param(node)
-                if n is not None:
-                    self.params[n] = what
-        elif isinstance(stmt, ast.InsertStmt):
-            table = _table_of(stmt.relation)
-            names = [c.name for c in stmt.cols or ()] or list(self.columns_of(table))
-            source: Any = stmt.selectStmt
-            rows = source.valuesLists if source is not None else None
-            for row in rows or ():
-                for position, value in enumerate(row):
-                    n = _param(value)
-                    if n is not None and position < len(names):
-                        self.params[n] = ColumnUse(table, names[position], written=True)
-        elif isinstance(stmt, ast.UpdateStmt):
-            table = _table_of(stmt.relation)
-            for target in stmt.targetList or ():
-                n = _param(target.val)
-                if n is not None and target.name:
-                    self.params[n] = ColumnUse(table, target.name, written=True)
-
-    def _comparison(self, expr: Any, scope: Scope) -> None:
-        right = expr.rexpr if isinstance(expr.rexpr, tuple | list) else (expr.rexpr,)
-        for column, others in ((expr.lexpr, right), (expr.rexpr, (expr.lexpr,))):
-            use = self._resolve(_column(column), scope)
-            if use is None:
-                use = self._applied(column, scope)
-            if use is None:
-                continue
-            for other in others:
-                n = _param(other)
-                if n is not None:
-                    self.params.setdefault(n, use)
-
-    def _applied(self, node: Any, scope: Scope) -> ColumnUse | None:
-        """`lower(email)`: a function of one column and constants, as a ColumnUse of
-        the column with the function kept (`lower({})`)."""
-        if not isinstance(node, ast.FuncCall) or node.agg_star or node.over is not None:
-            return None
-        refs = [n for n in walk(node) if isinstance(n, ast.ColumnRef)]
-        if len(refs) != 1 or any(isinstance(n, ast.ParamRef) for n in walk(node)):
-            return None
-        use = self._resolve(_column(refs[0]), scope)
-        if use is None:
-            return None
-        # on a copy of the expression: the statement's own tree stays as it is
-        stmt: Any = parse_sql(f"select {RawStream()(node)}")[0].stmt
-        copy = stmt.targetList[0].val
-        marker = "pgopt_applied_value"
-        for ref in walk(copy):
-            if isinstance(ref, ast.ColumnRef):
-                ref.fields = (ast.String(sval=marker),)
-        text = str(RawStream()(copy)).replace("{", "{{").replace("}", "}}")
-        return ColumnUse(use.table, use.column, applied=text.replace(marker, "{}"))
-
-    def _between(self, expr: Any, scope: Scope) -> None:
-        use = self._resolve(_column(expr.lexpr), scope)
-        bounds = [_param(v) for v in expr.rexpr or ()]
-        if use is not None and len(bounds) == 2 and None not in bounds:
-            low, high = bounds
-            assert low is not None and high is not None
-            self.spans.append(Span(use.table, use.column, low, high))
-
-    def _arithmetic(self, expr: Any, scope: Scope) -> None:
-        for column, other in ((expr.lexpr, expr.rexpr), (expr.rexpr, expr.lexpr)):
-            use = self._resolve(_column(column), scope)
-            n = _param(other)
-            if use is not None and n is not None:
-                self.params.setdefault(n, Operand(use.table, use.column, _operator(expr) or ""))
-
-    def _bounds(self, args: Any, scope: Scope) -> None:
-        """`col >= $a AND col <= $b` (or with > and <): a span of col."""
-        lows: dict[tuple[Table, str], int] = {}
-        highs: dict[tuple[Table, str], int] = {}
-        for expr in args:
-            if not isinstance(expr, ast.A_Expr) or expr.kind != A_Expr_Kind.AEXPR_OP:
-                continue
-            op = _operator(expr)
-            for column, other, flip in (
-                (expr.lexpr, expr.rexpr, False),
-                (expr.rexpr, expr.lexpr, True),
-            ):
-                use = self._resolve(_column(column), scope)
-                n = _param(other)
-                if use is None or n is None or op not in LOWER | UPPER:
-                    continue
-                lower = (op in LOWER) != flip
-                (lows if lower else highs).setdefault((use.table, use.column), n)
-        for key, low in lows.items():
-            if key in highs:
-                self.spans.append(Span(key[0], key[1], low, highs[key]))
-
-    def _resolve(self, name: tuple[str, ...] | None, scope: Scope) -> ColumnUse | None:
-        if not name:
-            return None
-        column = name[-1]
-        for tables in scope:
-            if len(name) >= 2:
-                table = tables.get(name[-2])
-                if table is not None:
-                    return ColumnUse(table, column)
-                continue
-            having = [t for t in tables.values() if column in self.columns_of(t)]
-            if len(having) == 1:
-                return ColumnUse(having[0], column)
-        return None

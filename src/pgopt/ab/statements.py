@@ -33,7 +33,7 @@ from .capture import Capture, capture_of
 from .catalog import Catalog, Column, SourceStatement, SourceWorkload
 from .draws import INTEGER_TYPES, Pool, pool_from_rows, pool_from_stats
 from .log_reader import LogError, read_log
-from .sql_params import ColumnUse
+from .param_binding import ColumnUse
 from .synthesize import NOT_SAMPLED, Selection, Synthesis, needed_columns, select, synthesize
 
 SAMPLE_ROWS = 200

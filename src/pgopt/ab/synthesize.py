@@ -25,9 +25,10 @@ from .capture import Capture
 from .captured_scripts import Steps, captured_scripts
 from .catalog import Catalog, SourceStatement, SourceWorkload
 from .draws import INTEGER_TYPES, Pool
+from .param_binding import ColumnUse, Operand
 from .parameters import Key, draws_of, new_key
 from .scripts import Block, Script, autocommit_scripts, block, choices, transaction_script
-from .sql_params import ColumnUse, Operand, Shape, shape_of
+from .sql_params import Shape, shape_of
 
 COVER = 0.90
 MAX_SCRIPTS = 100  # pgbench takes at most 128 scripts

@@ -20,10 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from psycopg import sql
 
-from .. import machine, probes, stopping
-from ..analysis import guards
+from .. import probes, stopping
 from ..analysis.comparisons import lab_decisions
 from ..analysis.verdicts import Rule
 from ..errors import TargetError
@@ -46,6 +44,7 @@ from .checks import compare_same_checks, measure_facts, record_step_checks, run_
 from .context import RunContext
 from .display import Display
 from .plan import Plan, Round, Segment, plan_steps
+from .run_warnings import contention_warning, run_warnings
 from .templates import DataTemplates
 
 
@@ -310,7 +309,8 @@ class Experiment:
         self._time.runs += 1
         label = _label(planned, segment, attempt)
         started_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        contention = self._contention_warning(step)
+        table = self.lab.dataset.contention_table
+        contention = contention_warning(self.target, table, self.ctx.clients(step))
         monitor = SqlMonitor(self.target, step.monitor)
         record = RunRecord(
             step.name,
@@ -341,7 +341,8 @@ class Experiment:
             observation.problems.append(f"monitor stopped: {monitor.error}")
         record.observation = observation
         plan_capture.take_once(self.target, self._outcomes[step.name], observation.stats)
-        record.warnings = self._run_warnings(record, contention)
+        threads = self.ctx.clients_threads(step)[1]
+        record.warnings = run_warnings(record, contention, threads, quick=self.params.quick)
         record.checks = run_checks(self.ctx, step, "run")
         if step.fresh:
             record.facts = {**record.facts, **measure_facts(self.ctx, step)}
@@ -356,44 +357,6 @@ class Experiment:
         if self._observer is None:
             self._observer = Observer(self.target, sample_waits=self.params.sample_waits)
         return self._observer
-
-    def _contention_warning(self, step: Step) -> str | None:
-        table = self.lab.dataset.contention_table
-        if table is None:
-            return None
-        with self.target.connect() as conn:
-            row = conn.execute(
-                sql.SQL("select count(*) from {}").format(sql.Identifier(table))
-            ).fetchone()
-        return guards.contention_warning(int(row[0]) if row else 0, self.ctx.clients(step), table)
-
-    def _run_warnings(self, record: RunRecord, contention: str | None) -> list[str]:
-        out = [contention] if contention else []
-        out += record.observation.problems
-        result = record.pgbench
-        if result is not None:
-            out += guards.run_warnings(
-                client_cpu_s=result.client_cpu_s,
-                wall_s=result.wall_s,
-                threads=self.ctx.clients_threads(self.lab.step(record.step))[1],
-                failed=result.summary.failed,
-                checkpoints=int(record.observation.stats.get("checkpoints", 0)),
-                duration_s=result.summary.duration_s,
-                quick=self.params.quick,
-            )
-        elif record.observation.stats.get("checkpoints"):
-            out.append(
-                f"{record.observation.stats['checkpoints']} checkpoint(s) started "
-                "inside the timed run"
-            )
-        if record.contamination:
-            out.append(f"disturbed: {record.contamination}")
-        if result is not None:
-            sampler = record.observation.sampler
-            own_cpu = result.own_cpu_s + ((sampler.server_cpu_s or 0.0) if sampler else 0.0)
-            own = guards.harness_warning(own_cpu, result.wall_s, machine.cpu_count())
-            out += [own] if own else []
-        return out
 
 
 def _label(planned: Round, segment: Segment, attempt: int) -> str:
