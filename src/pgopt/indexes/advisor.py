@@ -47,7 +47,8 @@ def advise_indexes(
         + (f", {len(reading.refused)} not" if reading.refused else "")
     )
     by_identity: dict[tuple[Any, ...], Candidate] = {}
-    for sid, plan in reading.plans.items():
+    # which statements each one serves is the copy's planner's to say (copy_check.py)
+    for plan in reading.plans.values():
         for scan in scans_of(plan):
             table = reading.tables.get(scan.qualified)
             if table is None:
@@ -55,9 +56,6 @@ def advise_indexes(
             fresh, covered = candidates_for(scan, table, reading.trigram)
             for c in fresh:
                 by_identity.setdefault(c.identity, c)
-                served = advice.served.setdefault(c.identity, [])
-                if sid not in served:
-                    served.append(sid)
             advice.covered.extend(
                 cov for cov in covered if cov.candidate not in [x.candidate for x in advice.covered]
             )

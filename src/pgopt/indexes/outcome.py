@@ -33,7 +33,6 @@ class IndexAdvice:
     source: str  # "pg_stat_statements" or the --queries file
     cover: float | None = None  # the share of the time the statements taken make up
     refused: dict[str, str] = field(default_factory=dict)  # statement id -> why not
-    served: dict[tuple[Any, ...], list[str]] = field(default_factory=dict)  # identity -> ids
     candidates: list[Candidate] = field(default_factory=list)
     covered: list[Covered] = field(default_factory=list)
     tables: dict[str, TableFacts] = field(default_factory=dict)
