@@ -12,6 +12,7 @@ from typing import Any
 import jsonschema
 import psycopg
 import pytest
+from bench.advise_hot_rows import hot_database, tpcb_clients
 from bench.advise_planted import live_workload, plant
 
 from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, PgBinaries, find_binaries
@@ -74,19 +75,46 @@ def test_every_planted_problem_is_found_and_no_decoy(
     assert [m for m in findings(doc, "dead-rows-at-queue-head") if "public.inbox" in m]
     assert not [m for m in findings(doc, "dead-rows-at-queue-head") if "outbox" in m]
     assert findings(doc, "statement-logging")
-    # the autocommit inserts into audit_log: 100+ commits a second, each flushing WAL
-    assert findings(doc, "commit-bound"), doc["findings"]
+    # the autocommit inserts into audit_log: 100+ commits a second, each flushing WAL,
+    # and the finding names them
+    (commits,) = [f for f in doc["findings"] if f["rule"] == "commit-bound"]
+    assert "committing most: `insert into audit_log" in commits["message"], commits
+    assert commits["statements"][0]["said"].endswith("unless it runs between BEGIN and COMMIT")
+    # the queue's workers wait in SELECT ... FOR UPDATE: lock-queue's, not a hot row
+    assert not findings(doc, "hot-rows"), doc["findings"]
     (bloat,) = findings(doc, "table-bloat")
     assert bloat.startswith("public.ledger: 4") and "by pgstattuple" in bloat, bloat
-    # a fresh server's statistics cannot show that an index is unused
-    (unused,) = [n for n in doc["not_checked"] if n["rule"] == "unused-index"]
-    assert "7 days" in unused["reason"]
+    # a fresh server's statistics cannot show that an index is unused: checked, each
+    # finding with that caveat (none here is 10 MB)
+    assert "unused-index" in doc["rules_checked"] and not findings(doc, "unused-index")
     # every finding says where its threshold comes from
     for f in doc["findings"]:
         assert all(t["source"] for t in f["thresholds"]) and (f["thresholds"] or f["source"])
     assert (tmp_path / "out" / "report.md").read_text().count("### ") >= 8
     page = (tmp_path / "out" / "report.html").read_text()
     assert "public.ledger" in page and "<script" not in page
+
+
+def test_sessions_queueing_on_the_same_rows_are_named_with_their_table(
+    planted: tuple[EmbeddedTarget, str], binaries: PgBinaries, tmp_path: Path
+) -> None:
+    """TPC-B-like at scale 1: every transaction updates the one branch row, so the
+    clients queue on it (Lock:transactionid, Lock:tuple). The contention is the
+    schema's, not the machine's speed: a busy machine changes how long, not whether."""
+    server, _ = planted
+    dsn = hot_database(binaries, server)
+    with tpcb_clients(binaries, dsn, clients=6, seconds=30):
+        code, doc = run_advise(dsn, tmp_path / "out", "--sample", "4", "--rule", "hot-rows")
+    assert code == 0
+    hot = {f["evidence"]["table"]: f for f in doc["findings"] if f["rule"] == "hot-rows"}
+    branches = hot["public.pgbench_branches"]
+    assert branches["message"].split(": `")[1].startswith("UPDATE pgbench_branches SET")
+    assert branches["evidence"]["sessions_max"] >= 2
+    waiting, holding = branches["statements"]
+    assert "$1" in waiting["query"] and holding["query"].startswith(("UPDATE", "INSERT", "SELECT"))
+    assert branches["proof"].startswith("not testable here: each fix changes the application")
+    report = (tmp_path / "out" / "report.md").read_text()
+    assert "public.pgbench_branches" in report and "lab login" in report
 
 
 def test_prove_measures_each_fix_on_a_copy(
@@ -179,7 +207,7 @@ def test_a_role_without_privileges_is_told_what_it_could_not_see(
     assert code == 0
     assert findings(monitor, "table-bloat") and findings(monitor, "duplicate-index")
     reasons = {n["rule"]: n["reason"] for n in monitor["not_checked"]}
-    assert set(reasons) == {"unused-index", "scattered-rows-per-key"}  # a fresh server; pg_stats
+    assert set(reasons) == {"scattered-rows-per-key"}  # pg_stats
     assert "grant it SELECT on the tables" in reasons["scattered-rows-per-key"]
     none = dsn.replace("postgres@", f"{role}_none@")
     code, plain = run_advise(none, tmp_path / "none", "--sample", "1")
@@ -206,6 +234,7 @@ def local_db() -> Iterator[str]:
                 "create extension pgstattuple;"
                 "create table ledger (id int, body text) with (autovacuum_enabled = false);"
                 "insert into ledger select i, repeat('x', 100) from generate_series(1, 100000) i;"
+                "create index ledger_id_body on ledger (id, body);"  # 10 MB+, never scanned
                 "delete from ledger where id % 3 > 0;"
             )
         yield dsn
@@ -224,7 +253,28 @@ def test_on_the_machines_postgresql_15_too(local_db: str, tmp_path: Path) -> Non
     assert [m for m in findings(doc, "table-bloat") if m.startswith("public.ledger: 6")]
     # no pg_stat_statements there: its rules say how to enable it
     assert any("shared_preload_libraries" in n["reason"] for n in doc["not_checked"])
+    # statistics of a server up for less than 7 days show an unused index, with the caveat
+    (unused,) = [f for f in doc["findings"] if f["rule"] == "unused-index"]
+    assert unused["message"].startswith("public.ledger_id_body on public.ledger: 1")
+    assert "days old" in unused["caveat"] and "no proof of none" in unused["caveat"]
     assert server_state(local_db) == before
+
+
+def test_an_empty_database_has_nothing_to_look_at(tmp_path: Path) -> None:
+    """Not "grant it SELECT": a database without tables is told so."""
+    if not local_server_answers():
+        pytest.skip("no PostgreSQL on 127.0.0.1:5432")
+    name = f"pgopt_empty_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(LOCAL_DSN, autocommit=True) as conn:
+        conn.execute(f"create database {name}")
+    try:
+        code, doc = run_advise(LOCAL_DSN.rsplit("/", 1)[0] + f"/{name}", tmp_path, "--sample", "1")
+    finally:
+        with psycopg.connect(LOCAL_DSN, autocommit=True) as conn:
+            conn.execute(f"drop database if exists {name} with (force)")
+    assert code == 0
+    reasons = {n["rule"]: n["reason"] for n in doc["not_checked"]}
+    assert reasons["scattered-rows-per-key"] == "the database has no tables: nothing to look at"
 
 
 def test_an_unreachable_server_is_one_line_and_exit_2(

@@ -5,11 +5,12 @@ advise/report.py renders it."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..analysis.observed import shares
-from .findings import Finding, NotChecked, Readings, apply, unmet_need
+from .behind import BEHIND, STATEMENTS
+from .findings import Finding, NotChecked, Readings, apply, unmet_need, young_statistics
 from .rules import Rule
 
 SCHEMA = "pgopt.advice/1"
@@ -52,16 +53,30 @@ def advise(rules: Iterable[Rule], readings: Readings) -> Advice:
     not_checked: list[NotChecked] = []
     checked: list[Rule] = []
     for rule in rules:
+        # statistics too young to prove an absence: the rows are shown, with that caveat
+        young = young_statistics(rule, readings.evidence)
         reason = unmet_need(rule, readings.evidence) or readings.failed.get(rule.query)
-        if reason:
+        if reason and reason != young:
             not_checked.append(NotChecked(rule, reason))
             continue
         checked.append(rule)
         before = readings.before.get(rule.query, [])
         after = readings.after.get(rule.query, before)
-        findings.extend(apply(rule, before, after, readings.evidence))
+        found = apply(rule, before, after, readings.evidence, _behind(rule, readings))
+        if young:
+            caveat = f"{young}: none so far is no proof of none; look again later"
+            found = [replace(f, caveat=caveat) for f in found]
+        findings.extend(found)
     findings.sort(key=lambda f: f.severity.rank)
     return Advice(readings, tuple(findings), tuple(not_checked), tuple(checked))
+
+
+def _behind(rule: Rule, readings: Readings) -> list[dict[str, Any]] | None:
+    """The statements behind `rule`'s findings, where it names them and they were read."""
+    if rule.behind is None or STATEMENTS not in readings.after:
+        return None
+    before = readings.before.get(STATEMENTS, [])
+    return BEHIND[rule.behind](before, readings.after[STATEMENTS], readings.evidence.sample_s)
 
 
 def advice_document(advice: Advice, meta: dict[str, Any]) -> dict[str, Any]:
@@ -76,6 +91,8 @@ def advice_document(advice: Advice, meta: dict[str, Any]) -> dict[str, Any]:
             "stats_visible": e.stats_visible,
             "pg_stat_statements": e.statements,
             "pgstattuple": e.pgstattuple,
+            "tables": e.tables,
+            "tables_with_rows": e.tables_with_rows,
             "never_analyzed": list(e.never_analyzed),
             "sample_s": round(e.sample_s, 2),
             "waits": shares(e.waits),
@@ -112,6 +129,10 @@ def _finding(f: Finding) -> dict[str, Any]:
             else f"not measured: `pgopt advise --prove {rule.id}` measures it"
         ),
     }
+    if f.caveat:
+        out["caveat"] = f.caveat
+    if f.statements:
+        out["statements"] = list(f.statements)
     if rule.source:
         out["source"] = rule.source
     if rule.seed:

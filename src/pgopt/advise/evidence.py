@@ -5,16 +5,20 @@ the application_name `pgopt advise`: nothing it runs can write, wait long on a
 lock, or go unnoticed. It reads what the evidence is worth (queries/
 advise_evidence.sql), each rule's query at the start of the sample, samples the
 wait events of the server's other sessions for the sample's length (the labs'
-sampler, every application but pgopt's own), and reads the queries of rules that
-count rates again at the end. A query this role may not run makes its rules
+sampler, every application but pgopt's own) and, for the hot-rows rule, which
+statements wait for which rows (row_locks.py); then it reads the queries of rules
+that count rates again at the end, pg_stat_statements too where a rule names the
+statements behind its findings. A query this role may not run makes its rules
 "not checked", with the server's reason.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from contextlib import nullcontext
+from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
@@ -26,7 +30,10 @@ from ..queries import load
 from ..redact import redact_dsn
 from ..sampler import Scope, WaitSampler
 from ..target.base import first_line
+from .behind import STATEMENTS
 from .findings import Evidence, Readings
+from .row_locks import INTERVAL_S, summarize
+from .row_locks import QUERY as ROW_LOCKS
 from .rules import Rule
 
 READ_ONLY = "-c default_transaction_read_only=on -c statement_timeout=30s -c lock_timeout=2s"
@@ -66,7 +73,10 @@ def read_server(
             # a rule whose extension is not installed is not checked (findings.py says
             # why); its query is not sent, so no ERROR lands in the server's log
             wanted = [r for r in rules if r.applies_to(major) and _installed(r, facts)]
-            queries = sorted({r.query for r in wanted})
+            # the statements behind a finding are read where pg_stat_statements is
+            names = facts["statements"] and any(r.behind for r in wanted)
+            naming = {STATEMENTS} if names else set()
+            queries = sorted({r.query for r in wanted if not r.sampled} | naming)
             before, failed = _read_all(conn, queries, int(facts["version_num"]))
             databases = [r["datname"] for r in _rows(conn, "select datname from pg_database")]
             say(f"sampling the server's sessions for {sample_s:g} s")
@@ -77,14 +87,19 @@ def read_server(
                 interval_s=0.1,
                 read_only=True,
             )
-            with sampler:
+            row_locks = RowLockSampler(params)
+            with sampler, row_locks if any(r.sampled for r in wanted) else nullcontext():
                 time.sleep(sample_s)
             elapsed = time.monotonic() - started
-            rated = sorted({r.query for r in wanted if r.rates} - set(failed))
+            rated = sorted(({r.query for r in wanted if r.rates} | naming) - set(failed))
             after_rated, more_failed = _read_all(conn, rated, int(facts["version_num"]))
     except psycopg.OperationalError as e:
         raise TargetError(f"cannot read {where}: {first_line(e)}") from e
     after = {**before, **after_rated}
+    if row_locks.error:
+        failed[ROW_LOCKS] = row_locks.error
+    elif row_locks.samples:
+        before[ROW_LOCKS] = after[ROW_LOCKS] = summarize(row_locks.samples)
     evidence = Evidence(
         version_num=int(facts["version_num"]),
         stats_age_s=float(facts["stats_age_s"]),
@@ -95,8 +110,45 @@ def read_server(
         sample_s=elapsed,
         waits=sampler.counts,
         pgstattuple=bool(facts["pgstattuple"]),
+        tables=int(facts["tables"]),
+        tables_with_rows=int(facts["tables_with_rows"]),
     )
     return Readings(evidence, before, after, {**failed, **more_failed})
+
+
+@dataclass
+class RowLockSampler:
+    """Context manager: samples the row-lock waiters from entry to exit."""
+
+    params: dict[str, Any]
+    samples: list[list[dict[str, Any]]] = field(default_factory=list)
+    error: str | None = None
+
+    def __post_init__(self) -> None:
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="pgopt-row-locks", daemon=True)
+
+    def __enter__(self) -> RowLockSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=10)
+
+    def _loop(self) -> None:
+        query = load(ROW_LOCKS)
+        try:
+            with (
+                psycopg.connect(**self.params, autocommit=True, connect_timeout=10) as conn,
+                conn.cursor(row_factory=dict_row) as cur,
+            ):
+                while not self._stop.is_set():
+                    # {}: '%%' in the query reads as '%'
+                    self.samples.append(cur.execute(query, {}, prepare=True).fetchall())
+                    self._stop.wait(INTERVAL_S)
+        except psycopg.Error as e:
+            self.error = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
 
 
 def _installed(rule: Rule, facts: dict[str, Any]) -> bool:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..ab.workload_files import flat_query
+from . import row_locks
 from .rules import Rule, Severity
 from .sql_checks import FILTERS
 
@@ -32,6 +33,8 @@ class Evidence:
     sample_s: float
     waits: Counter[str] = field(default_factory=Counter)
     pgstattuple: bool = False
+    tables: int = 1  # the database's tables (pg_stat_user_tables)
+    tables_with_rows: int = 1
 
     @property
     def major(self) -> int:
@@ -44,6 +47,8 @@ class Finding:
     message: str
     fix: str
     evidence: dict[str, Any]
+    caveat: str | None = None  # what the evidence cannot yet prove (young statistics)
+    statements: tuple[dict[str, Any], ...] = ()  # the statements behind it, each `said`
 
     @property
     def severity(self) -> Severity:
@@ -74,20 +79,39 @@ def unmet_need(rule: Rule, evidence: Evidence) -> str | None:
             "shared_preload_libraries, restart, and run 'create extension pg_stat_statements'"
         )
     if "pg_stats" in rule.needs and not evidence.stats_visible:
-        return (
-            "pg_stats shows a role only the columns it may read, and this role none: grant it "
-            "SELECT on the tables (or pg_read_all_data, PostgreSQL 14+); pg_monitor is not enough"
-        )
+        return _no_stats(evidence)
     if "pgstattuple" in rule.needs and not evidence.pgstattuple:
         return (
             "pgstattuple is not installed in this database: run 'create extension "
             "pgstattuple' (the role needs pg_stat_scan_tables); estimates from pg_stats "
             "can be off by tens of points, so pgopt does not guess"
         )
+    return young_statistics(rule, evidence)
+
+
+def young_statistics(rule: Rule, evidence: Evidence) -> str | None:
+    """Why statistics this young cannot prove what `rule` looks for (an absence), or None."""
     if "history" in rule.needs and evidence.stats_age_s < STATS_HISTORY_S:
         days = evidence.stats_age_s / 86_400
         return f"statistics are {days:.1f} days old ({HISTORY_SOURCE})"
     return None
+
+
+def _no_stats(evidence: Evidence) -> str:
+    """Why pg_stats shows this role nothing: nothing to show, or nothing it may read."""
+    if not evidence.tables:
+        return "the database has no tables: nothing to look at"
+    if not evidence.tables_with_rows:
+        return "its tables hold no rows: pg_stats has nothing to show yet"
+    if len(evidence.never_analyzed) >= evidence.tables_with_rows:
+        return (
+            "no table with rows has been analyzed: pg_stats is empty until ANALYZE "
+            "(or autovacuum's) has run"
+        )
+    return (
+        "pg_stats shows a role only the columns it may read, and this role none: grant it "
+        "SELECT on the tables (or pg_read_all_data, PostgreSQL 14+); pg_monitor is not enough"
+    )
 
 
 def wait_share(waits: Counter[str], events: Sequence[str]) -> float:
@@ -104,9 +128,11 @@ def apply(
     before: list[dict[str, Any]],
     after: list[dict[str, Any]],
     evidence: Evidence,
+    behind: list[dict[str, Any]] | None = None,
 ) -> list[Finding]:
     """The findings of `rule`: `after` is the evidence at the end of the sample,
-    `before` at its start (for rates; the same rows when the rule has none)."""
+    `before` at its start (for rates; the same rows when the rule has none); `behind`,
+    for a rule that names them, the statements behind its findings (behind.py)."""
     earlier = {_key(rule, row): row for row in before}
     found = []
     for row in after:
@@ -126,8 +152,24 @@ def apply(
             row["query_short"] = flat_query(str(row["query"]), 80)
         row = rule.derive(row)
         if rule.met_by(row):
-            found.append(Finding(rule, _fill(rule.message, row), _fill(rule.fix, row), _plain(row)))
+            message = _fill(rule.message, row) + _naming(rule, behind, evidence)
+            statements = row_locks.statements_of(row) if rule.sampled else behind or []
+            fix = _fill(rule.fix, row)
+            found.append(Finding(rule, message, fix, _plain(row), None, tuple(statements)))
     return found
+
+
+def _naming(rule: Rule, behind: list[dict[str, Any]] | None, evidence: Evidence) -> str:
+    """The message's end for a rule that names the statements behind it."""
+    if rule.behind is None:
+        return ""
+    if not evidence.statements:
+        return " (pg_stat_statements would name the statements)"
+    if not behind:
+        return " (pg_stat_statements saw no write or COMMIT during the sample: functions may write)"
+    top = behind[0]
+    rate = f"{top['calls_per_s']:,.0f} a second"
+    return f"; the statement committing most: `{top['query_short']}` ({rate})"
 
 
 def _key(rule: Rule, row: dict[str, Any]) -> tuple[Any, ...]:

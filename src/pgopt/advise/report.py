@@ -12,6 +12,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
+from ..ab.workload_files import flat_query
 from ..report.blocks import (
     Cell,
     Code,
@@ -27,6 +28,7 @@ from ..report.blocks import (
 )
 from ..report.fmt import format_value
 from ..words import plural
+from .findings import IDLE_BUCKETS
 from .index_report import index_blocks, index_sections, summary_items
 
 SEVERITY_STYLE = {"critical": Style.BAD, "warning": Style.WARN, "info": Style.PLAIN}
@@ -80,22 +82,31 @@ def proof_style(proof: str) -> Style:
 
 
 def _summary(doc: dict[str, Any]) -> Section:
-    if not doc["findings"]:
-        return Section("Findings", (Paragraph(plain("No findings.")), *summary_items(doc)))
-    rows = tuple(
-        (
-            Cell((Span(f["severity"], SEVERITY_STYLE[f["severity"]]),)),
-            Cell((Span(f["rule"], Style.CODE),)),
-            Cell(plain(f["message"])),
-            Cell((Span(f["proof"], proof_style(f["proof"])),)),
+    """What the terminal prints too: the findings, and what a reader needs to know
+    before taking "no findings" for "nothing wrong": the rules not checked and why,
+    and where the sampled sessions spent their time."""
+    blocks: list[Any] = []
+    if doc["findings"]:
+        rows = tuple(
+            (
+                Cell((Span(f["severity"], SEVERITY_STYLE[f["severity"]]),)),
+                Cell((Span(f["rule"], Style.CODE),)),
+                Cell(_message(f)),
+                Cell((Span(f["proof"], proof_style(f["proof"])),)),
+            )
+            for f in doc["findings"]
         )
-        for f in doc["findings"]
-    )
-    blocks: list[Any] = [Table(("severity", "rule", "finding", "proof"), rows)]
-    sources = {f["rule"]: _sources(f) for f in doc["findings"]}
-    blocks.append(
-        Items(tuple((rule, (Span(s, Style.MUTED),)) for rule, s in sources.items()), "thresholds")
-    )
+        blocks.append(Table(("severity", "rule", "finding", "proof"), rows))
+        sources = {f["rule"]: _sources(f) for f in doc["findings"]}
+        blocks.append(
+            Items(
+                tuple((rule, (Span(s, Style.MUTED),)) for rule, s in sources.items()),
+                "thresholds",
+            )
+        )
+    else:
+        checked = plural(len(doc["rules_checked"]), "rule")
+        blocks.append(Paragraph(plain(f"No findings from the {checked} checked.")))
     blocks.extend(summary_items(doc))
     if doc["not_checked"]:
         blocks.append(
@@ -104,7 +115,33 @@ def _summary(doc: dict[str, Any]) -> Section:
                 title="not checked",
             )
         )
+    blocks.append(_top_waits(doc["evidence"]))
     return Section("Findings", tuple(blocks))
+
+
+def _message(f: dict[str, Any]) -> Inline:
+    if "caveat" not in f:
+        return plain(f["message"])
+    return (Span(f["message"]), Span(f" ({f['caveat']})", Style.MUTED))
+
+
+TOP_WAITS = 3
+
+
+def _top_waits(evidence: dict[str, Any]) -> Items | Paragraph:
+    """The largest shares of active time (as the rules' wait shares count it: idle
+    sessions left out), and how much of the sample was idle in a transaction."""
+    shares = evidence["waits"]
+    active = {k: v for k, v in shares.items() if k.lower() not in IDLE_BUCKETS}
+    total = sum(active.values())
+    if not total:
+        return Paragraph(plain("The sample saw no active session: nothing to judge waits by."))
+    top = sorted(active.items(), key=lambda kv: -kv[1])[:TOP_WAITS]
+    said = ", ".join(f"{event} {share / total:.0%}" for event, share in top)
+    idle = sum(v for k, v in shares.items() if k.lower() == "idleintransaction")
+    tail = f"; idle in a transaction: {idle:.0%} of all samples" if idle >= 0.01 else ""
+    said = f"{said} of the other sessions' active time{tail}"
+    return Items((("waits", plain(said)),), "sampled")
 
 
 def _sources(f: dict[str, Any]) -> str:
@@ -138,6 +175,9 @@ def _finding(index: int, f: dict[str, Any]) -> Section:
         items.append(("rule", plain(f["source"])))
     if "seed" in f:
         items.append(("article", (Span(f["seed"], Style.CODE),)))
+    if "caveat" in f:
+        items.append(("caveat", plain(f["caveat"])))
+    items.extend(statement_items(f))
     items.append(("fix", (Span(f["fix"], Style.CODE),)))
     if "experiment" in f:
         items.append(("experiment", plain(f["experiment"])))
@@ -153,6 +193,14 @@ def _finding(index: int, f: dict[str, Any]) -> Section:
         level=3,
         anchor=f"finding-{index}",
     )
+
+
+def statement_items(f: dict[str, Any]) -> list[tuple[str, Inline]]:
+    """The statements behind a finding, each with what it does there."""
+    return [
+        ("statement", (Span(flat_query(s["query"], 120), Style.CODE), Span(f": {s['said']}")))
+        for s in f.get("statements", [])
+    ]
 
 
 def _not_checked(doc: dict[str, Any]) -> list[Section]:

@@ -1,7 +1,9 @@
 """The rules of `pgopt advise`, one TOML file each in advise/rules/, read and checked.
 
-A rule names its evidence query (queries/NAME.sql, chosen by server version),
-the server versions it applies to, what evidence it needs (pg_stat_statements,
+A rule names its evidence query (queries/NAME.sql, chosen by server version; or,
+with `sampled`, a query run at every sample of the window, row_locks.py's), the
+statements behind each finding it wants named (`behind`, behind.py), the server
+versions it applies to, what evidence it needs (pg_stat_statements,
 pg_stats, statistics old enough), how rows are followed across the sample (`key`)
 and which counters become rates (`rates`: `NAME_per_s`), which sampled wait events
 make its `wait_share`, a named SQL check on the statement text (`filter`), derived
@@ -27,7 +29,11 @@ from ..errors import LabError
 from ..lab.expressions import evaluate
 from ..lab.table import Table
 from ..queries import find
+from . import row_locks
+from .behind import BEHIND
 from .sql_checks import FILTERS, REWRITES
+
+SAMPLED = (row_locks.QUERY,)  # the queries a sampler runs during the window
 
 OPS = ("<", "<=", ">", ">=", "==", "!=", "abs<")
 NEEDS = ("statements", "pg_stats", "history", "pgstattuple")
@@ -107,6 +113,8 @@ class Rule:
     rates: tuple[str, ...] = ()
     waits: tuple[str, ...] = ()
     filter: str | None = None
+    sampled: bool = False  # its rows are a summary of samples taken during the window
+    behind: str | None = None  # the statements behind each finding (behind.BEHIND)
     derived: tuple[tuple[str, str], ...] = ()
     seed: str | None = None
     source: str | None = None  # for a rule without thresholds: what defines it
@@ -161,6 +169,8 @@ def read_rule(text: str, where: str) -> Rule:
         rates=tuple(str(r) for r in t.array("rates", [])),
         waits=tuple(str(w) for w in t.array("waits", [])),
         filter=t.text("filter", None),
+        sampled=bool(t.flag("sampled", False)),
+        behind=t.text("behind", None),
         derived=tuple((str(k), str(v)) for k, v in t.table("derived", {}).items()),
         seed=t.text("seed", None),
         source=t.text("source", None),
@@ -173,6 +183,10 @@ def read_rule(text: str, where: str) -> Rule:
     for need in rule.needs:
         if need not in NEEDS:
             raise t.fail("needs", f"unknown {need!r} (known: {', '.join(NEEDS)})")
+    if rule.sampled and rule.query not in SAMPLED:
+        raise t.fail("sampled", f"no sampler runs {rule.query} (known: {', '.join(SAMPLED)})")
+    if rule.behind is not None and rule.behind not in BEHIND:
+        raise t.fail("behind", f"unknown {rule.behind!r} (known: {', '.join(BEHIND)})")
     if rule.filter is not None and rule.filter not in FILTERS:
         raise t.fail("filter", f"unknown {rule.filter!r} (known: {', '.join(FILTERS)})")
     if rule.rates and not rule.key:

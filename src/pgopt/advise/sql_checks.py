@@ -40,7 +40,13 @@ def with_skip_locked(query: str) -> str:
     return str(RawStream()(raw.stmt))
 
 
+def not_for_update_without_skip_locked(query: str) -> bool:
+    """Any statement but a SELECT ... FOR UPDATE/SHARE that waits for a locked row."""
+    return not locks_rows_without_skip_locked(query)
+
+
 FILTERS: dict[str, Callable[[str], bool]] = {
-    "locks_rows_without_skip_locked": locks_rows_without_skip_locked
+    "locks_rows_without_skip_locked": locks_rows_without_skip_locked,
+    "not_for_update_without_skip_locked": not_for_update_without_skip_locked,
 }
 REWRITES: dict[str, Callable[[str], str]] = {"skip_locked": with_skip_locked}
