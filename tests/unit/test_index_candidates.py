@@ -58,6 +58,10 @@ def test_equality_first_most_distinct_first_then_one_range() -> None:
     assert made[0].keys == (k("customer_id"), k("status"), k("placed_at"))
     # the covering variant: the two columns the statement reads, for an index-only scan
     assert made[1].include == ("id", "total")
+    # an UPDATE's scan outputs the row's ctid too, which no index can include
+    (scan,) = scans_of(seq_scan("(orders.customer_id = $1)", ["orders.ctid", "orders.total"]))
+    made, _ = candidates_for(scan, ORDERS, trigram=False)
+    assert [c.include for c in made] == [(), ("total",)]
 
 
 def test_sort_under_a_limit_keeps_directions_after_equality() -> None:

@@ -279,13 +279,18 @@ def _deparse(node: Any) -> str:
     return str(RawStream()(node))
 
 
+# what an UPDATE's or DELETE's scan outputs beside the columns; no index can hold them
+SYSTEM_COLUMNS = frozenset({"ctid", "tableoid", "xmin", "xmax", "cmin", "cmax"})
+
+
 def _columns_of(output: list[str], alias: str) -> list[str]:
-    """The plain columns among a node's Output entries (`orders.total`)."""
+    """The plain columns among a node's Output entries (`orders.total`), system
+    columns left out."""
     out = []
     prefix = f"{alias}."
     for entry in output:
         name = entry[len(prefix) :] if entry.startswith(prefix) else entry
-        if name.isidentifier() and name not in out:
+        if name.isidentifier() and name not in out and name not in SYSTEM_COLUMNS:
             out.append(name)
     return out
 
