@@ -1,8 +1,10 @@
 """`pgopt tune` on real servers: a configuration derived for this machine, its disk
 probed, held to the server's own pg_settings (the embedded PostgreSQL 18 and the
-machine's PostgreSQL 15), and `--measure` running every profile and an ablation."""
+machine's PostgreSQL 15, on this machine by its address and its data directory),
+`--measure` running every profile and an ablation, and `--dry-run` starting nothing."""
 
 import json
+import subprocess
 from importlib.resources import files
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,7 @@ import psycopg
 import pytest
 
 from pgopt.cli import main
+from pgopt.target.embedded import default_workdir_base
 
 from .conftest import LOCAL_DSN, local_server_answers
 from .test_ab import write_ab
@@ -31,7 +34,16 @@ def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
 def test_a_configuration_for_this_machine_with_its_disk_probed(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    doc = run_json(capsys)
+    assert main(["tune", "--format", "json"]) == 0
+    out, said = capsys.readouterr()
+    doc = json.loads(out)
+    jsonschema.validate(doc, schema("tune-1.json"))
+    # each step says how long it takes before it starts
+    assert said.splitlines()[:2] == [
+        "[tune] reading the settings of a throwaway server (initdb, start, read, stop): about 3 s",
+        f"[tune] probing the disk in {default_workdir_base()} (pg_test_fsync, random and "
+        "sequential reads): about 8 s; --storage ssd|nvme|hdd skips it",
+    ]
     sources = doc["inputs"]["sources"]
     assert sources["storage"].startswith("measured in ") and "ram" in sources
     assert doc["inputs"]["read_us"] > 0 and doc["inputs"]["fsync_us"] > 0
@@ -47,6 +59,10 @@ def test_pgtunes_values_the_server_cannot_take_are_left_out_with_why(
     doc = run_json(capsys, "--profile", "pgtune", "--storage", "ssd", "--ram", "16GB")
     by_name = {s["name"]: s["value"] for s in doc["settings"]}
     assert by_name["shared_buffers"] == f"{16 * 1024 * 1024 // 4}kB"
+    # a throwaway server's max_connections and data answer nothing: pgtune's defaults
+    assert by_name["max_connections"] == "200"  # web's
+    sources = doc["inputs"]["sources"]
+    assert sources["db_size"].startswith("not known") and sources["ram"] == "--ram"
     assert doc["inputs"]["sources"]["storage"].startswith("--storage")
     refused = {r["name"]: r["why"] for r in doc["left_out"]}
     # this build's io_method choices decide: io_uring taken where offered, else left out
@@ -66,8 +82,15 @@ def test_the_machines_postgresql_15_by_dsn(capsys: pytest.CaptureFixture[str]) -
     with psycopg.connect(LOCAL_DSN) as conn:
         before = conn.execute("select name, setting from pg_settings order by 1").fetchall()
     doc = run_json(capsys, "--dsn", LOCAL_DSN, "--profile", "pgtune")
-    assert doc["inputs"]["version"] == 15
-    assert doc["inputs"]["sources"]["storage"].startswith("assumed ssd")
+    assert doc["inputs"]["version"] == 15 and doc["inputs"]["linux"] == 1
+    sources = doc["inputs"]["sources"]
+    # 127.0.0.1, and its data directory visible here: this machine's memory, CPUs, disk
+    assert sources["server"].startswith("--dsn, on this machine (127.0.0.1 is a loopback")
+    assert "and its data directory /" in sources["server"]
+    assert sources["ram"].endswith("; the server is on this machine")
+    assert sources["storage"].startswith("measured in ")
+    assert "the disk of its data directory" in sources["storage"]
+    assert sources["connections"] == "the server's max_connections"
     names = {s["name"] for s in doc["settings"]} | {r["name"] for r in doc["left_out"]}
     assert "io_method" not in names  # pgtune sets it from PostgreSQL 18 only
     assert "wal_compression" in names
@@ -129,3 +152,31 @@ def test_bad_input_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) ->
     lines = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
     assert lines[0] == "pgopt: error: --ram 'lots': give a size such as 8GB or 512MB"
     assert lines[1] == "pgopt: error: --measure with --dsn changes settings: add --allow-settings"
+
+
+def test_a_dry_run_starts_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No server, no probe: nothing appears in the work folder, and the only programs run
+    are asked their version or their settings' descriptions (postgres --describe-config
+    starts no server)."""
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.setenv("PGOPT_WORKDIR", str(work))
+    ran: list[list[str]] = []
+    real = subprocess.Popen
+
+    class Recorded(real):  # type: ignore[misc,valid-type]
+        def __init__(self, args: Any, *rest: Any, **kwargs: Any) -> None:
+            ran.append([str(a) for a in args])
+            super().__init__(args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", Recorded)
+    assert main(["tune", "--dry-run"]) == 0
+    plan = " ".join(capsys.readouterr().out.split())  # as the console wrapped it
+    assert f"probe the disk in {work}" in plan and "A dry run starts nothing" in plan
+    args = ["tune", "--measure", "--workload", "select", "--reps", "1", "--dry-run"]
+    assert main(args) == 0
+    assert "segment 1: defaults, pgtune, pgopt" in capsys.readouterr().out
+    assert list(work.iterdir()) == []
+    assert ran and all(a[1:] in (["--version"], ["--describe-config"]) for a in ran), ran

@@ -38,7 +38,9 @@ def evidence(**changes: object) -> Evidence:
     return Evidence(**{**base, **changes})  # type: ignore[arg-type]
 
 
-def waiter(query: str, table: str | None, event: str = "transactionid", **more: Any) -> dict:
+def waiter(
+    query: str, table: str | None, event: str = "transactionid", **more: Any
+) -> dict[str, Any]:
     return {
         "pid": 1,
         "wait_event": event,

@@ -25,6 +25,8 @@ B15 = Inputs(
     seq_page_us=40.0,
     read_gain=6.0,
     fsync_us=900.0,
+    connections_known=True,
+    db_known=True,
 )
 
 

@@ -1,8 +1,14 @@
 """`pgopt tune`: a configuration for this machine, each value with its reason, held
-to the target server's own bounds; `--measure` puts it to the test (tune_measure.py)."""
+to the target server's own bounds; `--measure` puts it to the test (tune_measure.py).
+A server of `--dsn` is tuned for this machine's memory, CPUs and disk only when it is
+on this machine (tune/locality.py); otherwise `--ram` and `--cpus` must say its own,
+and without them tune refuses before it connects."""
 
 from __future__ import annotations
 
+import sys
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +22,9 @@ from ..store import new_run_dir, write_atomic
 from ..target.embedded import default_workdir_base
 from ..target.facts import embedded_facts
 from ..tune import output, server
-from ..tune.facts import ServerSettings
-from ..tune.inputs import Given, assemble
+from ..tune.facts import ServerSettings, Storage, platform_of
+from ..tune.inputs import Given, Place, assemble
+from ..tune.locality import Locality, confirm, data_disk, of_dsn, refusal
 from ..tune.measure_lab import WORKLOADS
 from ..tune.profile import DB_TYPES, STORAGE, Inputs, derive, profiles
 from ..tune.safety import memory_check
@@ -34,7 +41,11 @@ from .tune_measure import measure
 @click.option("--cpus", type=click.IntRange(min=1), help="Model a machine with N CPUs.")
 @click.option("--storage", type=click.Choice(STORAGE), help="Model this storage, not probe it.")
 @click.option("--connections", type=click.IntRange(min=1), help="max_connections to plan for.")
-@click.option("--db-size", help="The data's size (default: the server's databases).")
+@click.option(
+    "--db-size",
+    help="The data's size (default: the server's databases; pgtune's profile on a throwaway "
+    "server: pgtune's own default, 1x to 3x RAM).",
+)
 @click.option("--disk-free", help="Free space on the data disk (default: measured).")
 @click.option(
     "--profile",
@@ -85,23 +96,25 @@ def tune_cmd(**options: Any) -> None:
     and pgtune's to the test against the defaults, and says which settings mattered."""
     check_run_options(options)
     given = given_of(options)  # bad input fails here, before any server starts
+    where = locality_of(options)  # and a server not here without --ram/--cpus
     if options["dry_run"]:
-        dry_run(options, given)
+        dry_run(options, given, where)
         return
     target = read_server(options)
+    if where is not None:
+        where = confirmed(where, target, options)
+    inputs_of = partial(tune_inputs, where=where)
     if options["measure"]:
-        measure(options, given, target, tune_inputs)
+        measure(options, given, target, inputs_of)
         return
-    inputs, sources = tune_inputs(options, given, target)
+    inputs, sources = inputs_of(options, given, target)
     profile = profiles()[options["profile_name"]]
     accepted, refused = check(derive(profile, inputs), target.pg_settings)
-    memory = memory_check(
-        {c.name: c.value for c in accepted},
-        target.pg_settings,
-        inputs.connections,
-        inputs.ram_mb * 2**20,
-    )
-    lines = [*header(options["profile_name"], inputs, sources), memory.describe()]
+    settings = {c.name: c.value for c in accepted}
+    connections = int(settings.get("max_connections", inputs.connections))
+    memory = memory_check(settings, target.pg_settings, connections, inputs.ram_mb * 2**20)
+    planned = (connections, _connections_source(accepted, inputs, sources))
+    lines = [*header(options["profile_name"], inputs, sources, planned), memory.describe()]
     text = render(
         options["fmt"], options["profile_name"], lines, inputs, sources, accepted, refused
     )
@@ -122,36 +135,51 @@ def tune_cmd(**options: Any) -> None:
 
 PROBE_SECONDS = 8  # the disk probe as measured here: pg_test_fsync, then the reads
 READ_SECONDS = 3  # initdb, start, read pg_settings, stop a throwaway server
+PROBE = "pg_test_fsync, random and sequential reads"
 
 
-def dry_run(options: dict[str, Any], given: Given) -> None:
+def dry_run(options: dict[str, Any], given: Given, where: Locality | None) -> None:
     """What `tune` would do, and for how long, starting nothing: no server, no probe.
     With --measure, the plans of its labs from the profiles as derived for this machine
     (not yet held to the server's bounds, which only a server can tell)."""
     binaries = find_binaries(options["pg_bin"], need=CLIENT_PROGRAMS + SERVER_PROGRAMS)
-    where = (
-        "read the settings of the server of --dsn (a read-only session)"
-        if options["dsn"]
-        else f"start a throwaway PostgreSQL {binaries.version}, read its pg_settings and "
-        f"remove it (about {READ_SECONDS} s)"
-    )
-    probe = (
-        "take the storage as --storage gives it"
-        if options["storage"] or options["dsn"]
-        else f"probe the disk in {default_workdir_base()} (pg_test_fsync, random and "
-        f"sequential reads: about {PROBE_SECONDS} s; --storage skips it)"
-    )
-    out.print(f"pgopt tune would {where}, {probe}, then derive the profile.", highlight=False)
+    if where is None:
+        read = (
+            f"start a throwaway PostgreSQL {binaries.version}, read its pg_settings and "
+            f"remove it (about {READ_SECONDS} s)"
+        )
+    else:
+        side = "on" if where.local else "not on"
+        read = (
+            f"read the settings of the server of --dsn in a read-only session (it is {side}"
+            f" this machine: {where.why})"
+        )
+    if options["storage"]:
+        disk = "take the storage as --storage gives it"
+    elif where is None:
+        disk = (
+            f"probe the disk in {default_workdir_base()} ({PROBE}: about {PROBE_SECONDS} s;"
+            " --storage skips it)"
+        )
+    elif where.local:
+        disk = (
+            f"probe the disk of its data directory if it is visible here ({PROBE}: about "
+            f"{PROBE_SECONDS} s; --storage skips it)"
+        )
+    else:
+        disk = "assume ssd storage (--storage gives it)"
+    out.print(f"pgopt tune would {read}, {disk}, then derive the profile.", highlight=False)
     if not options["measure"]:
         out.print("A dry run starts nothing and measures nothing.", highlight=False)
         return
     facts = embedded_facts(binaries)
-    target = ServerSettings(facts.version_num, 100, 0, {})
+    target = ServerSettings(facts.version_num, 100, 0, {}, platform_of(sys.platform))
 
     def derived_inputs(
         options: dict[str, Any], given: Given, target: ServerSettings
     ) -> tuple[Inputs, dict[str, Any]]:
-        return assemble(given, read_facts(), None, target, unmeasured="a dry run")
+        place = Place("none read (a dry run)", unmeasured="a dry run")
+        return assemble(given, read_facts(), None, target, place)
 
     measure(options, given, target, derived_inputs, contexts=facts.contexts)
 
@@ -160,7 +188,11 @@ def read_server(options: dict[str, Any]) -> ServerSettings:
     """The target server's settings: --dsn's, or a throwaway embedded server's."""
     if options["dsn"]:
         return server.from_dsn(options["dsn"])
-    err.print("[tune] reading the settings of a throwaway server", markup=False)
+    err.print(
+        f"[tune] reading the settings of a throwaway server (initdb, start, read, stop): "
+        f"about {READ_SECONDS} s",
+        markup=False,
+    )
     binaries = find_binaries(options["pg_bin"], need=CLIENT_PROGRAMS + SERVER_PROGRAMS)
     return server.from_embedded(binaries)
 
@@ -189,28 +221,92 @@ def given_of(options: dict[str, Any]) -> Given:
     )
 
 
+def locality_of(options: dict[str, Any]) -> Locality | None:
+    """Where the server of --dsn is, from the DSN alone (None: no --dsn); one not on this
+    machine without --ram and --cpus is refused here, before any connection."""
+    if not options["dsn"]:
+        return None
+    where = of_dsn(options["dsn"])
+    why = refusal(where, bool(options["ram"]), bool(options["cpus"]))
+    if why:
+        raise UsageError(why)
+    return where
+
+
+def confirmed(where: Locality, target: ServerSettings, options: dict[str, Any]) -> Locality:
+    """The locality checked against the server's data directory, now it is read: a local
+    address whose data directory is not here is another machine's (a container, a
+    tunnel), refused without --ram and --cpus."""
+    data_directory = _data_directory(target)
+    visible = data_directory is not None and Path(data_directory).is_dir()
+    checked = confirm(where, data_directory, visible)
+    why = refusal(checked, bool(options["ram"]), bool(options["cpus"]))
+    if why:
+        raise UsageError(why)
+    return checked
+
+
+def _data_directory(target: ServerSettings) -> str | None:
+    row = target.pg_settings.get("data_directory")
+    return str(row["setting"]) if row and row.get("setting") else None
+
+
 def tune_inputs(
-    options: dict[str, Any], given: Given, target: ServerSettings
+    options: dict[str, Any], given: Given, target: ServerSettings, where: Locality | None
 ) -> tuple[Inputs, dict[str, Any]]:
+    """The inputs for the server read: the throwaway one (where is None), here, its disk
+    probed; or --dsn's, with this machine's figures only when it is on this machine."""
+    if where is None:
+        storage = None if options["storage"] else _probe(options, default_workdir_base())
+        return assemble(given, read_facts(), storage, target)
+    side = "on" if where.local else "not on"
+    place = Place(f"--dsn, {side} this machine ({where.why})", users=True, here=where.local)
     storage = None
-    if not options["storage"] and not options["dsn"]:
-        err.print(
-            f"[tune] probing the disk (pg_test_fsync, random and sequential reads): about "
-            f"{PROBE_SECONDS} s; --storage ssd|nvme|hdd skips it",
-            markup=False,
+    data_directory = _data_directory(target)
+    if where.local and not options["storage"]:
+        folder, why_not = (
+            data_disk(data_directory, [default_workdir_base()])
+            if data_directory
+            else (None, "its data directory is hidden from this role")
         )
-        binaries = find_binaries(options["pg_bin"], need=CLIENT_PROGRAMS)
-        fsync = binaries.path("pg_test_fsync") if binaries.has("pg_test_fsync") else None
-        storage = probe(default_workdir_base(), fsync)
-    return assemble(given, read_facts(), storage, target)
+        if folder is None:
+            place = replace(place, unmeasured=why_not)
+        else:
+            storage = _probe(options, folder)
+            place = replace(place, measured=f"the disk of its data directory {data_directory}")
+    return assemble(given, read_facts(), storage, target, place)
 
 
-def header(profile: str, inputs: Inputs, sources: dict[str, Any]) -> list[str]:
+def _probe(options: dict[str, Any], folder: Path) -> Storage:
+    err.print(
+        f"[tune] probing the disk in {folder} ({PROBE}): about {PROBE_SECONDS} s; "
+        "--storage ssd|nvme|hdd skips it",
+        markup=False,
+    )
+    binaries = find_binaries(options["pg_bin"], need=CLIENT_PROGRAMS)
+    fsync = binaries.path("pg_test_fsync") if binaries.has("pg_test_fsync") else None
+    return probe(folder, fsync)
+
+
+def _connections_source(
+    accepted: tuple[Checked, ...], inputs: Inputs, sources: dict[str, Any]
+) -> str:
+    """Where the connections planned for came from: the profile's own max_connections
+    where it sets one of its own (pgtune's default for the type), else the inputs'."""
+    for c in accepted:
+        if c.name == "max_connections" and int(c.value) != inputs.connections:
+            return c.reason
+    return str(sources["connections"])
+
+
+def header(
+    profile: str, inputs: Inputs, sources: dict[str, Any], connections: tuple[int, str]
+) -> list[str]:
     return [
-        f"pgopt tune: the {profile} profile for PostgreSQL {inputs.version}",
+        f"pgopt tune: the {profile} profile for PostgreSQL {inputs.version} on {inputs.platform}"
+        f", the server: {sources['server']}",
         f"memory {inputs.ram_mb} MB ({sources['ram']}), {inputs.cpus} CPUs ({sources['cpus']}),"
-        f" {inputs.connections} connections ({sources['connections']}), /dev/shm"
-        f" {inputs.shm_mb} MB",
+        f" {connections[0]} connections ({connections[1]}), /dev/shm {inputs.shm_mb} MB",
         f"data {inputs.db_mb} MB ({sources['db_size']}), {inputs.disk_free_mb} MB free on the"
         f" data disk ({sources['disk_free']})",
         f"storage {inputs.storage}{' on ' + inputs.filesystem if inputs.filesystem else ''}:"

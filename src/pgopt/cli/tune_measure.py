@@ -64,8 +64,12 @@ def measure(
         db_type=options["pgtune_type"] or (pgtune_type(workload) if not ab else "web"),
     )
     inputs, sources = inputs_of(options, given, target)
-    if ab and not options["db_size"]:
-        sources["db_size"] = "assumed 1 GB for the A/B's data (--db-size gives it)"
+    if not options["db_size"]:
+        sources["db_size"] = (
+            f"the {workload} workload's data at scale {scale:g}"
+            if not ab
+            else "assumed 1 GB for the A/B's data (--db-size gives it)"
+        )
     profiled, texts = {}, {}
     for name in ("pgtune", "pgopt"):
         if contexts is not None:
@@ -175,8 +179,10 @@ def _within_memory(
     accepted: tuple[Checked, ...], target: ServerSettings, connections: int, ram_mb: int
 ) -> tuple[tuple[Checked, ...], MemoryCheck]:
     """The winner's settings, work_mem lowered if that is what it takes to pass the
-    memory check (said in the setting's note), and the check."""
+    memory check (said in the setting's note), and the check (for the connections the
+    profile sets, if it does: pgtune's)."""
     settings = {c.name: c.value for c in accepted}
+    connections = int(settings.get("max_connections", connections))
     memory = memory_check(settings, target.pg_settings, connections, ram_mb * 2**20)
     fitted = fitting_work_mem(memory)
     if fitted is None:

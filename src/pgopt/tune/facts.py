@@ -1,5 +1,5 @@
 """What tuning knows about the disk and the server, as records (pure): storage.py
-measures the one, server.py reads the other."""
+measures the one, server.py reads the other (and `platform_of` reads its build)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,22 @@ class ServerSettings:
     max_connections: int
     data_mb: int
     pg_settings: dict[str, dict[str, Any]]
+    platform: str = "linux"  # what the server was built for (platform_of its version())
 
     @property
     def major(self) -> int:
         return self.version_num // 10000
+
+
+def platform_of(version: str) -> str:
+    """The platform a server's version() names, as pgtune asks it: linux, mac or windows
+    ("PostgreSQL 18.1 on x86_64-pc-linux-gnu, ...", "... on aarch64-apple-darwin23 ...",
+    "PostgreSQL 17.2, compiled by Visual C++ build 1942, 64-bit"); other for the rest."""
+    text = version.lower()
+    if "linux" in text:
+        return "linux"
+    if "darwin" in text or "apple" in text:
+        return "mac"
+    if any(word in text for word in ("visual c++", "mingw", "windows", "win32", "win64")):
+        return "windows"
+    return "other"

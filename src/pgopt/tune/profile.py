@@ -4,7 +4,9 @@ A profile names intermediate figures (`[vars]`, evaluated in order) and settings
 each a value template in the lab expression language (`"{ram_mb // 4}MB"`), an
 optional condition (`when`), and the reason for it, which may quote figures too.
 The inputs are the machine's and the server's facts (`Inputs.names`): memory and
-CPUs as the container sees them, connections, server version, database size,
+CPUs as the container sees them, connections, server version, database size
+(each with whether it is known: given, or read from the user's server, rather than
+a throwaway server's stand-in), the server's platform (`linux`, `mac`, `windows`),
 the storage class and what the storage probe measured (and its filesystem: `cow`
 for btrfs and zfs), the size of /dev/shm, and the database type pgtune asks for.
 `derive` turns a profile and inputs into settings with reasons; which of them the
@@ -24,6 +26,7 @@ from ..lab.table import Table
 
 STORAGE = ("hdd", "ssd", "san", "nvme")
 DB_TYPES = ("web", "oltp", "dw", "mixed", "desktop")
+PLATFORMS = ("linux", "mac", "windows")  # pgtune's; another is none of them
 
 
 @dataclass(frozen=True)
@@ -42,7 +45,9 @@ class Inputs:
     seq_page_us: float  # an 8 kB page read in sequence
     read_gain: float  # random reads served at queue depth 8 over depth 1
     fsync_us: float  # a WAL flush (pg_test_fsync's fdatasync)
-    linux: bool = True
+    connections_known: bool  # given, or the user's server's max_connections
+    db_known: bool  # given, or the user's server's databases
+    platform: str = "linux"  # the server's: linux, mac, windows or other
     shm_mb: int = 0  # the size of /dev/shm (0: unknown)
     filesystem: str = ""  # of the data disk, where probed
 
@@ -59,13 +64,16 @@ class Inputs:
             "random_cost": round(self.read_us / max(self.seq_page_us, 0.1), 2),
             "read_gain": round(self.read_gain, 2),
             "fsync_us": round(self.fsync_us, 1),
-            "linux": float(self.linux),
+            "connections_known": float(self.connections_known),
+            "db_known": float(self.db_known),
             "shm_mb": self.shm_mb,
             "cow": float(self.filesystem in ("btrfs", "zfs")),
         }
-        # pgtune's "DB size vs RAM": less, mid (within 20% of RAM) or greater
-        out["db_less"] = float(self.db_mb < 0.8 * self.ram_mb)
-        out["db_greater"] = float(self.db_mb > 1.2 * self.ram_mb)
+        # pgtune's "Total Data Size": less than RAM, 1x to 3x RAM (its default, taken
+        # when the size is not known), more than 3x RAM
+        out["db_less"] = float(self.db_known and self.db_mb < self.ram_mb)
+        out["db_greater"] = float(self.db_known and self.db_mb > 3 * self.ram_mb)
+        out.update({p: float(p == self.platform) for p in PLATFORMS})
         out.update({s: float(s == self.storage) for s in STORAGE})
         out.update({t: float(t == self.db_type) for t in DB_TYPES})
         return out

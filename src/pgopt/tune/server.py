@@ -1,7 +1,8 @@
 """The server a configuration is for, read: its settings as pg_settings describes
-them (type, unit, bounds, choices, context, boot value), its version, its
-max_connections and how much data it holds. From `--dsn` (a read-only session),
-or from a throwaway embedded server started for the purpose and removed."""
+them (type, unit, bounds, choices, context, boot value; `data_directory` among
+them only for a role allowed to read it), its version and the platform it was
+built for, its max_connections and how much data it holds. From `--dsn` (a
+read-only session), or from a throwaway embedded server started and removed."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from ..queries import load
 from ..redact import redact_dsn
 from ..target.base import first_line
 from ..target.embedded import EmbeddedTarget
-from .facts import ServerSettings
+from .facts import ServerSettings, platform_of
 
 READ_ONLY = "-c default_transaction_read_only=on -c statement_timeout=30s -c lock_timeout=2s"
 
@@ -28,12 +29,14 @@ def read(conninfo: dict[str, Any]) -> ServerSettings:
         conn.cursor(row_factory=dict_row) as cur,
     ):
         rows = cur.execute(load("tune_settings")).fetchall()
+        built = cur.execute("select version()").fetchone()
     first = rows[0]
     return ServerSettings(
         version_num=int(first["version_num"]),
         max_connections=int(first["max_connections"]),
         data_mb=int(first["data_bytes"]) // 2**20,
         pg_settings={r["name"]: dict(r) for r in rows},
+        platform=platform_of(str(built["version"]) if built else ""),
     )
 
 
