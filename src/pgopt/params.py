@@ -76,7 +76,7 @@ def resolve_params(
         warmup_s=warmup if warmup is not None else _warmup(base.warmup_s, duration),
         clients=clients,
         seed=seed,
-        steps=tuple(s.name for s in select_steps(lab, steps or _quick_steps(lab, quick))),
+        steps=tuple(s.name for s in select_steps(lab, steps or quick_steps(lab, quick))),
         sample_waits=sample_waits,
         ram_bytes=parse_size(ram) if ram else machine.memory_bytes(),
         cpus=machine.cpu_count(),
@@ -152,7 +152,7 @@ def parse_size(text: str, flag: str = "--ram") -> int:
     return int(float(m.group(1)) * _UNITS[m.group(2)])
 
 
-def _quick_steps(lab: Lab, quick: bool) -> list[str] | None:
+def quick_steps(lab: Lab, quick: bool) -> list[str] | None:
     """A quick run shows the steps the lab names in [quick] steps (all when it names none)."""
     return list(lab.quick.steps) if quick and lab.quick.steps else None
 

@@ -92,6 +92,8 @@ def build_result(
             )
         step = _step(lab, step_outcome, baseline, reference, decisions, phases)
         step = _with_observations(step, step_outcome, done[reference] if reference else None)
+        if step_outcome.step.server is not None:
+            step = replace(step, server=_server(outcome.target, step_outcome.step.server))
         steps.append(step)
         done[name] = step
     return LabResult(
@@ -125,6 +127,12 @@ def build_result(
         fidelity=assess(lab.replay, steps[0].runs) if lab.replay and steps else None,
         time=time_breakdown(outcome),
     )
+
+
+def _server(target: dict[str, Any], name: str) -> dict[str, Any]:
+    """The version tag of a step run on one of several servers."""
+    facts = target.get("servers", {}).get(name, {})
+    return {"name": name, **{k: facts.get(k) for k in ("server_version", "pg_bin")}}
 
 
 def _ceiling(metric: Metric, outcomes: list[StepOutcome], alpha: float) -> Ceiling | None:

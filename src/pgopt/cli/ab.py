@@ -19,7 +19,7 @@ from ..ab.source import dump_source, script_of_dump
 from ..ab.spec import AbFlags, AbSpec, read_spec
 from ..ab.statements import synthesize_from
 from ..ab.workload_files import write_workload
-from ..binaries import CLIENT_PROGRAMS, find_binaries
+from ..binaries import CLIENT_PROGRAMS, PgBinaries, find_binaries
 from ..errors import BenchError, Failed, UsageError
 from ..lab.spec import DataCopy
 from ..model.result import LabResult
@@ -30,6 +30,7 @@ from ..store import new_run_dir
 from ..target.embedded import default_workdir_base
 from ..words import plural
 from .ab_synthesis import as_the_source_ran, replay_spec, say_synthesis
+from .across import across_options, check_dump_script, copy_binaries
 from .app import err, out
 from .gate_output import finish_gate, gate_of, gate_options
 from .running import check_run_options, password_of, run_lab, run_options
@@ -96,6 +97,7 @@ from .running import check_run_options, password_of, run_lab, run_options
 @click.option("--b-script", "b_scripts", multiple=True, help="B's own script (a rewritten query).")
 @gate_options
 @run_options
+@across_options
 def ab_cmd(spec: Path | None, **options: Any) -> None:
     """A/B of your workload: B against A on the same data, in random order per round.
 
@@ -169,7 +171,12 @@ def run_ab(
             if options["dry_run"]:
                 out.print(_copy_line(size, base, server_here=not options.get("dsn")))
         if (ab.source_dsn or ab.dump) and not options["dry_run"]:
-            ab, copy = _with_copy(ab, options["pg_bin"], Path(folder), size)
+            binaries = copy_binaries(options, ab.source_dsn) or find_binaries(
+                options["pg_bin"], need=CLIENT_PROGRAMS
+            )
+            ab, copy = _with_copy(ab, binaries, Path(folder), size)
+            if ab.dump:
+                check_dump_script(options, ab.setup[0])
         lab = ab_lab(ab, Path(folder), steps_of, replay, copy)
         try:
             result = run_lab(
@@ -182,11 +189,10 @@ def run_ab(
 
 
 def _with_copy(
-    ab: AbSpec, pg_bin: str | None, folder: Path, size: CopySize | None
+    ab: AbSpec, binaries: PgBinaries, folder: Path, size: CopySize | None
 ) -> tuple[AbSpec, DataCopy]:
     """The A/B with the copy of the user's database (a source or a dump file) as its
-    first setup files, and what copying it took."""
-    binaries = find_binaries(pg_bin, need=CLIENT_PROGRAMS)
+    first setup files, and what copying it took (with `binaries`' pg_dump)."""
     started = time.monotonic()
     if ab.source_dsn:
         assert size is not None

@@ -10,6 +10,7 @@ from rich.markup import escape
 from ..errors import ChecksFailed, LabsFailed, PgoptError, UsageError
 from ..lab import builtin_labs, resolve_lab
 from ..lab.catalog import DEMO_ORDER
+from .across import across_options
 from .app import out, print_error
 from .running import check_run_options, run_lab, run_options
 
@@ -31,6 +32,7 @@ def lab_list() -> None:
 @lab.command("run")
 @click.argument("name")
 @run_options
+@across_options
 @click.option("--scale", type=float, help="Dataset size factor (the lab says what 1 means).")
 @click.option("--steps", help="Comma-separated steps to run (the baseline always runs).")
 @click.option("--ram", help="Memory the lab's settings formulas assume (e.g. 8GB).")
@@ -53,6 +55,8 @@ def lab_run(name: str, **options: Any) -> None:
     labs = [item for item in builtin_labs() if item.name in DEMO_ORDER]
     if options["steps"]:
         raise UsageError("--steps names the steps of one lab, not of `all`")
+    if options["a_pg_bin"] or options["b_pg_bin"]:
+        raise UsageError("--a-pg-bin and --b-pg-bin run one lab across two servers, not `all`")
     outcomes: list[tuple[str, str]] = []
     for item in labs:
         out_dir = options["out_dir"] / item.name if options["out_dir"] is not None else None

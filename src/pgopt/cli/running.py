@@ -18,9 +18,17 @@ from ..engine.estimate import estimate
 from ..engine.plan import plan_steps
 from ..engine.session import run_session
 from ..errors import UsageError
+from ..lab.across import across
 from ..lab.spec import Lab
 from ..model.result import LabResult
-from ..params import LATENCY_RUNS, RunParams, check_overrides, resolve_params
+from ..params import (
+    LATENCY_RUNS,
+    RunParams,
+    check_overrides,
+    quick_steps,
+    resolve_params,
+    select_steps,
+)
 from ..progress import ConsoleDisplay
 from ..redact import redact_dsn, redactor
 from ..report.terminal import print_summary
@@ -29,6 +37,7 @@ from ..target.attached import AttachedTarget
 from ..target.base import Target
 from ..target.embedded import EmbeddedTarget
 from ..target.facts import embedded_facts
+from .across import servers_of, sides_of
 from .app import err, out, say_written
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -142,6 +151,11 @@ def run_lab(
     run's folder is `run_dir` when the caller made it already (to put files in it);
     `data_bytes`: the size of the user's data it copies (pgopt ab), for --dry-run."""
     steps = options.get("steps")
+    names = [s.strip() for s in steps.split(",")] if steps else None
+    pair = sides_of(options)
+    if pair is not None:  # each chosen step on both servers: they are all the steps now
+        chosen = select_steps(item, names or quick_steps(item, options["quick"]))
+        item, names = across(item, (pair[0][0], pair[1][0]), chosen), ["all"]
     params = resolve_params(
         item,
         quick=options["quick"],
@@ -150,7 +164,7 @@ def run_lab(
         reps=options["reps"],
         clients=options["clients"],
         seed=options["seed"],
-        steps=[s.strip() for s in steps.split(",")] if steps else None,
+        steps=names,
         sample_waits=not options["no_sampler"],
         ram=options.get("ram"),
         redis_url=options.get("redis_url"),
@@ -160,11 +174,22 @@ def run_lab(
     )
     display = ConsoleDisplay(err, item.name)
     if options["dry_run"]:
-        _print_plan(item, params, options, data_bytes)
+        # across servers: the plan for A's, then each server
+        planned = {**options, "pg_bin": str(pair[0][1].bindir)} if pair else options
+        _print_plan(item, params, planned, data_bytes)
+        for side, binaries in pair or ():
+            out.print(
+                f"server {side.name}: PostgreSQL {side.version} ({binaries.bindir}), "
+                "a throwaway server of its own",
+                highlight=False,
+            )
         return None
-    target = _make_target(options, display.message)
+    servers = servers_of(pair, options, display.message) if pair else None
+    target = servers["a"] if servers else _make_target(options, display.message)
     run_dir = run_dir or new_run_dir(item.name, options["out_dir"])
-    session = run_session(item, params, target, run_dir, display, command=command_line())
+    session = run_session(
+        item, params, target, run_dir, display, command=command_line(), servers=servers
+    )
     print_summary(out, session.result)
     out.print(f"result: {session.result_path}")
     say_written(session.reports)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..binaries import PgBinaries
 from ..lab import expressions
 from ..lab.spec import Lab, Step
 from ..params import RunParams
@@ -27,6 +28,11 @@ class RunContext:
     standbys: tuple[Target, ...] = ()  # the primary's hot standbys (target/standby.py)
     shards: tuple[Target, ...] = ()  # servers the data is spread over (target/shards.py)
     client_options: str = ""  # what pgbench's sessions add to PGOPTIONS (engine/templates.py)
+    # the pgbench of every step, whatever its server: an A/B across versions keeps its
+    # load engine the same, the newer version's (which reads both); None: the
+    # server's own. psql and pg_restore are each server's own (a newer pg_restore
+    # sends an older server settings it does not know)
+    client_binaries: PgBinaries | None = None
 
     def __post_init__(self) -> None:
         self.variables = dataset_variables(self.lab, self.params.scale)
@@ -57,6 +63,9 @@ class RunContext:
             assert self.pooler_port is not None, "a pooled step runs with its pooler started"
             env["PGPORT"] = str(self.pooler_port)
         return env
+
+    def pgbench(self) -> Path:
+        return (self.client_binaries or self.target.binaries).path("pgbench")
 
     def psql(self) -> Psql:
         return Psql(self.target.binaries, self.target.client_env())

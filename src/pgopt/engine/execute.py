@@ -8,11 +8,17 @@ run with the round's random seed, detailed or quiet as `--latencies` says for th
 round. A round with a disturbed run (in a detailed run, a second below half the
 run's median) is run again once; when the re-run is disturbed too, the
 workload is bursty by nature and the segment re-runs nothing more.
+
+Across servers (an A/B of two PostgreSQL versions), each step runs on its own
+server (`Step.server`), each one started once for the whole run: the data is set
+up on each, every run is prepared and measured on its step's server, and only
+that server is under load while it runs.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from contextlib import ExitStack
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -38,6 +44,7 @@ from ..model.result import TemplateRecord
 from ..monitor import SqlMonitor, series_facts
 from ..observe import Observer
 from ..params import RunParams, select_steps
+from ..report.fields import describe_across
 from ..target.base import Target, first_line
 from . import companions, nodes, plan_capture, workloads
 from .checks import compare_same_checks, measure_facts, record_step_checks, run_checks
@@ -45,19 +52,28 @@ from .context import RunContext
 from .display import Display
 from .plan import Plan, Round, Segment, plan_steps
 from .run_warnings import contention_warning, run_warnings
+from .servers import Servers
 from .templates import DataTemplates
 
 
 class Experiment:
     def __init__(
-        self, lab: Lab, params: RunParams, target: Target, run_dir: Path, display: Display
+        self,
+        lab: Lab,
+        params: RunParams,
+        target: Target,
+        run_dir: Path,
+        display: Display,
+        servers: Mapping[str, Target] | None = None,
     ) -> None:
         self.ctx = RunContext(lab, params, target, run_dir, display)
         self.lab, self.params, self.target, self.display = lab, params, target, display
+        self._servers = Servers(target, servers)
+        self.ctx.client_binaries = self._servers.clients()
         self._started = datetime.now(UTC)
         self._t0 = time.monotonic()
         self._outcomes: dict[str, StepOutcome] = {}
-        self._observer: Observer | None = None
+        self._observers: dict[int, Observer] = {}  # by id() of the server
         self._skipped: list[tuple[str, str]] = []
         self._restart_refused = False
         self._expected_tps: dict[str, float] = {}
@@ -66,13 +82,17 @@ class Experiment:
         self._reruns: list[Rerun] = []
         self._in_round: list[RunRecord] = []  # the round under way: its finished runs
         self._non_default: dict[str, str] | None = None
-        self._node_facts: dict[str, list[dict[str, Any]]] = {}  # the standbys', the shards'
-        self._templates: DataTemplates | None = None  # the fresh steps' data (templates.py)
+        self._node_facts: dict[str, Any] = {}  # the standbys', the shards', the settings'
+        self._templates: dict[int, DataTemplates] = {}  # the fresh steps' data, by server
         self._time = TimeSpent()
 
     @property
     def variables(self) -> dict[str, str]:
         return self.ctx.variables
+
+    def _use(self, step: Step) -> None:
+        """Make `step`'s server the one everything that follows talks to."""
+        self.target = self.ctx.target = self._servers.of(step)
 
     # -- the plan ----------------------------------------------------------------
 
@@ -111,6 +131,9 @@ class Experiment:
         plan = self.plan()
         steps = [self.lab.step(n) for seg in plan.segments for n in seg.steps]
         self._outcomes = {s.name: StepOutcome(s, self.ctx.settings(s)) for s in steps}
+        if self._servers.across:
+            across = self._node_facts["settings_across"] = self._servers.compare_settings()
+            self.display.message(describe_across(across))
         try:
             with ExitStack() as stack:
                 if self.lab.shards and steps:  # before the dataset, which spreads over them
@@ -118,10 +141,12 @@ class Experiment:
                         companions.shards_for(self.lab, self.target, self.variables, self.display)
                     )
                     self._node_facts["shards"] = [node.describe() for node in self.ctx.shards]
-                if not all(s.fresh for s in steps):
-                    self.setup_dataset()
-                elif steps:
-                    self._build_templates(steps)
+                for group in self._servers.groups(steps):
+                    self._use(group[0])
+                    if not all(s.fresh for s in group):
+                        self.setup_dataset()
+                    else:
+                        self._build_templates(group)
                 if any(s.pooler for s in steps):
                     self.ctx.pooler_port = stack.enter_context(
                         companions.pooler_for(self.target, self.params, self.display)
@@ -133,15 +158,19 @@ class Experiment:
                     self._node_facts["standbys"] = [node.describe() for node in self.ctx.standbys]
                 for segment in plan.segments:
                     self._run_segment(segment)
-                if self._templates is not None:
-                    self._templates.drop()
+                for templates in self._templates.values():
+                    templates.drop()
         finally:
+            self._use_main()
             self.ctx.standbys = self.ctx.shards = ()  # stopped with the stack
             # the dataset dump is only the restore phases' input, and it is big
             (self.ctx.run_dir / workloads.DUMP_FILE).unlink(missing_ok=True)
         compare_same_checks(self.lab, list(self._outcomes.values()))
         self._non_default = self.target.non_default_settings()
         return self.outcome()
+
+    def _use_main(self) -> None:
+        self.target = self.ctx.target = self._servers.main
 
     def outcome(self) -> ExperimentOutcome:
         """What has been measured so far: everything after `run`; after an error or an
@@ -168,8 +197,10 @@ class Experiment:
         )
 
     def _target_facts(self) -> dict[str, Any]:
-        facts = self.target.describe()
+        facts = self._servers.main.describe()
         facts.update(self._node_facts)
+        if self._servers.across:
+            facts["servers"] = self._servers.describe()
         if self._non_default is not None:
             facts["non_default_settings"] = self._non_default
         return facts
@@ -184,7 +215,7 @@ class Experiment:
         t0 = time.monotonic()
         for path in ds.setup:
             self.ctx.run_setup(path, self.variables)
-        self._time.setup_s = time.monotonic() - t0
+        self._time.setup_s += time.monotonic() - t0
         if ds.dump:
             self.ctx.psql().program(
                 "pg_dump",
@@ -195,12 +226,12 @@ class Experiment:
 
     def _build_templates(self, steps: list[Step]) -> None:
         """Fresh steps: each one's data built once, as a template its runs start from."""
-        templates = self._templates = DataTemplates(self.ctx, steps)
+        templates = self._templates[id(self.target)] = DataTemplates(self.ctx, steps)
         t0 = time.monotonic()
         templates.build()
-        self._time.setup_s = templates.setup_s
-        self._time.build_s = time.monotonic() - t0 - templates.setup_s
-        self._time.templates = tuple(
+        self._time.setup_s += templates.setup_s
+        self._time.build_s += time.monotonic() - t0 - templates.setup_s
+        self._time.templates += tuple(
             TemplateRecord(t.name, tuple(t.steps), round(t.build_s, 2), t.bytes)
             for t in templates.templates
         )
@@ -215,6 +246,7 @@ class Experiment:
         steps = [self.lab.step(n) for n in segment.steps]
         first = steps[0]
         if first.schema and not first.fresh:
+            self._use(first)
             self.target.apply_settings(self.ctx.settings(first))
             self.ctx.apply_schema(first)
         progress = SegmentProgress(segment.index)
@@ -231,8 +263,10 @@ class Experiment:
                 break
         for step in steps:
             # facts and checks of a step are measured under that step's settings
+            self._use(step)
             self.target.apply_settings(self.ctx.settings(step))
             record_step_checks(self.ctx, step, self._outcomes[step.name])
+        self._use_main()
 
     def _run_round(
         self, segment: Segment, planned: Round, progress: SegmentProgress
@@ -281,8 +315,11 @@ class Experiment:
         """The same for every timed run whatever its step: a fresh step's data from its
         template, settings, a fresh postmaster where the segment asks for one, a
         CHECKPOINT."""
-        if self._templates is not None:
-            self._templates.start_run(step)
+        self._use(step)
+        templates = self._templates.get(id(self.target))
+        if templates is not None:
+            templates.start_run(step)
+            self.ctx.client_options = templates.client_options()
         changes = self.target.apply_settings(self.ctx.settings(step))
         for node in self.ctx.standbys:
             node.apply_settings(step.standby_settings)
@@ -354,9 +391,11 @@ class Experiment:
         return None if None in readings else sum(r for r in readings if r is not None)
 
     def _observer_once(self) -> Observer:
-        if self._observer is None:
-            self._observer = Observer(self.target, sample_waits=self.params.sample_waits)
-        return self._observer
+        """The observer of the server now in use, made at its first run."""
+        key = id(self.target)
+        if key not in self._observers:
+            self._observers[key] = Observer(self.target, sample_waits=self.params.sample_waits)
+        return self._observers[key]
 
 
 def _label(planned: Round, segment: Segment, attempt: int) -> str:

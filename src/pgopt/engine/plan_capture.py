@@ -14,19 +14,17 @@ pg_stat_statements a run has no statements and nothing is taken.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import psycopg
 
+from ..analysis.statement_moves import OWN_STATEMENT
 from ..model.outcomes import StepOutcome
 from ..model.plans import StatementPlan
 from ..plans.generic import PlanError, generic_plan, makes_a_plan
 from ..target.base import Target
 
 MAX_PLANS = 8
-# what pgopt and pgbench read for themselves: statistics, the WAL position, catalogs
-OWN_STATEMENT = re.compile(r"\bpg_stat_|\bpg_current_wal_|\bpg_catalog\.", re.IGNORECASE)
 
 
 def take_once(target: Target, outcome: StepOutcome, stats: dict[str, Any]) -> None:

@@ -4,6 +4,8 @@ Every command that runs a lab goes through `run_session`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,11 +36,15 @@ def run_session(
     display: Display,
     *,
     command: str,
+    servers: Mapping[str, Target] | None = None,
 ) -> Session:
     """Run `lab` on `target` and store everything in `run_dir`; the target is started
-    and stopped (or left as found) here."""
-    with target:
-        experiment = Experiment(lab, params, target, run_dir, display)
+    and stopped (or left as found) here. `servers`: an A/B across servers, each step
+    on the one its `server` names (the target is one of them), each started here."""
+    with ExitStack() as started:
+        for server in {id(t): t for t in (target, *(servers or {}).values())}.values():
+            started.enter_context(server)
+        experiment = Experiment(lab, params, target, run_dir, display, servers)
         plan = experiment.plan()
         per_run = "" if lab.metric.source is MetricSource.PHASES else f" of {params.duration_s}s"
         rounds = (
@@ -47,8 +53,13 @@ def run_session(
             else plural(params.reps, "round")
         )
         scale = f", scale {params.scale:g}" if lab.dataset.variable else ""
+        versions = (
+            " and ".join(f"{name}: {t.server_version}" for name, t in servers.items())
+            if servers
+            else target.server_version
+        )
         display.message(
-            f"{target.kind} PostgreSQL {target.server_version}, "
+            f"{target.kind} PostgreSQL {versions}, "
             f"{plural(sum(len(s.steps) for s in plan.segments), 'step')}, {rounds}{per_run} "
             f"in random order (seed {plan.seed}){scale}; results in {run_dir}"
         )

@@ -83,7 +83,7 @@ def pgbench_run(
     limit = (spec.duration_s * 3 + 120) if spec.duration_s else None
     try:
         result = run_pgbench(
-            ctx.target.binaries.path("pgbench"),
+            ctx.pgbench(),
             spec,
             node.target.client_env() if node and on_standby else ctx.client_env(step),
             cwd=script_dir(step.scripts),
@@ -137,7 +137,7 @@ def background(ctx: RunContext, step: Step, seconds: int | None) -> BackgroundRu
     )
     return BackgroundRun(
         lambda cancel: run_pgbench(
-            ctx.target.binaries.path("pgbench"),
+            ctx.pgbench(),
             spec,
             ctx.client_env(step),
             cwd=script_dir(bg.scripts),

@@ -111,6 +111,9 @@ class Step:
     baseline: bool = False
     unit: str | None = None  # what its figure counts, when not the lab metric's unit
     headline: tuple[str, ...] = ()  # facts a report's summary shows beside its figure
+    # in an A/B across servers (two PostgreSQL versions), the server it runs on: "a"
+    # or "b" (None: the lab's one server)
+    server: str | None = None
 
 
 @dataclass(frozen=True)

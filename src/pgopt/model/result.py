@@ -224,6 +224,8 @@ class StepResult:
     stats: dict[str, Any] | None = absent()
     why: str | None = absent()
     plans: tuple[StatementPlan, ...] | None = absent()  # its top statements' generic plans
+    # an A/B across servers: the server it ran on (name, server_version, pg_bin)
+    server: dict[str, Any] | None = absent()
 
 
 @dataclass(frozen=True)

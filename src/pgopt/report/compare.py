@@ -29,6 +29,7 @@ from ..errors import UsageError
 from ..model.result import LabResult, Ratio
 from ..words import plural
 from .blocks import VERDICT_STYLE
+from .fields import server_versions
 from .fmt import format_rate, format_ratio, format_verdict_word
 from .terminal import STYLES
 
@@ -119,6 +120,9 @@ def _differences(a: LabResult, b: LabResult) -> list[str]:
     """What else differs between the runs, so that a ratio is read with it in mind (the
     scale only where the data follows it: an A/B's copy has none)."""
     out = []
+    versions = server_versions(a.target), server_versions(b.target)
+    if versions[0] != versions[1] and (a.target.get("servers") or b.target.get("servers")):
+        out.append(f"PostgreSQL {versions[0]} vs {versions[1]}")
     scaled = a.params.get("scaled", True) or b.params.get("scaled", True)
     for section, key in _CONTEXT:
         if key == "scale" and not scaled:

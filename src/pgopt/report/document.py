@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ..model.result import LabResult, Ratio, StepResult
 from ..words import plural
-from . import fields, plan_blocks, replay
+from . import fields, plan_blocks, replay, statement_blocks
 from .blocks import (
     VERDICT_STYLE,
     Block,
@@ -59,6 +59,7 @@ def build_document(result: LabResult) -> Document:
             Section("Plots", (Plots(),)),
             Section("Steps", ()),
             *(_step(i, step) for i, step in enumerate(result.steps)),
+            *statement_blocks.sections(result),
             *plan_blocks.sections(result),
             *_article(result),
             _environment(result),
@@ -180,6 +181,7 @@ def _summary(result: LabResult) -> Section:
         ("Rounds", [*fields.round_lines(result), *fields.rerun_lines(result)]),
         ("Time", time_lines(result)),
         ("Why", [f"{s.name}: {w}" for s in result.steps for w in fields.why_lines(s)]),
+        ("Statements", statement_blocks.summary_lines(result)),
         ("Plans", plan_blocks.summary_lines(result)),
         ("Warnings", [f"{s.name}: {w}" for s in result.steps for w in s.warnings]),
     ]
@@ -328,14 +330,16 @@ def _article(result: LabResult) -> list[Section]:
 def _environment(result: LabResult) -> Section:
     target = dict(result.target)
     settings = target.pop("non_default_settings", None) or {}
+    versions = fields.server_versions(target)
+    target.pop("servers", None)
+    across = target.pop("settings_across", None)
     params = result.params
     items: list[tuple[str, Inline]] = [
-        (
-            "Server",
-            plain(f"{target.get('kind', '?')} PostgreSQL {target.get('server_version', '?')}"),
-        ),
+        ("Server", plain(f"{target.get('kind', '?')} PostgreSQL {versions}")),
         ("Machine", plain(", ".join(fields.machine_parts(result.machine)) or "—")),
     ]
+    if across:
+        items.append(("Settings", plain(fields.describe_across(across))))
     if params:
         spans: list[Span] = []
         shown = {k: v for k, v in params.items() if v is not None}

@@ -266,12 +266,20 @@ def machine_parts(machine: dict[str, Any]) -> list[str]:
     return parts
 
 
+def server_versions(target: dict[str, Any]) -> str:
+    """The server's version, or an A/B across servers' two: "15.14 (a), 18.6 (b)"."""
+    servers = target.get("servers")
+    if servers:
+        return ", ".join(f"{s.get('server_version', '?')} ({n})" for n, s in servers.items())
+    return str(target.get("server_version", "?"))
+
+
 def run_facts(result: LabResult) -> list[str]:
     """When, how long, on what: the line under a report's title (unescaped)."""
     out = [
         f"started {result.started_at}",
         f"took {format_seconds(result.duration_s)}",
-        f"{result.target.get('kind', '?')} PostgreSQL {result.target.get('server_version', '?')}",
+        f"{result.target.get('kind', '?')} PostgreSQL {server_versions(result.target)}",
     ]
     if result.machine.get("cpus"):
         out.append(f"{result.machine['cpus']} CPUs")
@@ -335,3 +343,18 @@ def compared_with_other_than_baseline(step: StepResult) -> bool:
     comparison twice is shown once)."""
     previous = step.ratio_vs_previous
     return previous is not None and previous != step.ratio_vs_baseline
+
+
+def describe_across(facts: dict[str, Any]) -> str:
+    """One line for the terminal and the report."""
+    v = facts["versions"]
+    changed = facts["defaults_changed"]
+    listed = ", ".join(f"{name} {d['a']} → {d['b']}" for name, d in list(changed.items())[:6]) + (
+        " …" if len(changed) > 6 else ""
+    )
+    parts = [
+        f"{len(facts['only_b'])} settings only in {v['b']}" if facts["only_b"] else "",
+        f"{len(facts['only_a'])} only in {v['a']}" if facts["only_a"] else "",
+        f"{len(changed)} defaults changed ({listed})" if changed else "no default changed",
+    ]
+    return f"between PostgreSQL {v['a']} and {v['b']}: " + "; ".join(p for p in parts if p)

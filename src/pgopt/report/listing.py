@@ -7,7 +7,7 @@ from rich.table import Table
 
 from ..model.result import LabResult
 from ..store import StoredRun
-from .fields import headline
+from .fields import headline, server_versions
 from .fmt import format_ratio, format_verdict_word
 
 
@@ -24,7 +24,7 @@ def runs_table(runs: list[StoredRun]) -> Table:
         r = run.result
         table.add_row(
             escape(r.started_at.replace("T", " ").rstrip("Z")),
-            escape(r.lab),
+            escape(f"{r.lab}\nPG {server_versions(r.target)}"),
             str(len(r.steps)),
             escape(_headline(r)),
             _status(r),

@@ -14,7 +14,7 @@ from .blocks import Block, Paragraph, Section, SideBySide, Span, Style, plain
 QUERY_WIDTH = 70
 
 
-def _short_query(query: str, width: int = QUERY_WIDTH) -> str:
+def short_query(query: str, width: int = QUERY_WIDTH) -> str:
     """A statement on one line, cut to `width` characters."""
     one = " ".join(query.split())
     return one if len(one) <= width else one[: width - 1] + "…"
@@ -25,7 +25,7 @@ def summary_lines(result: LabResult) -> list[str]:
     changed statement, then how many statements kept their plan."""
     comparisons = lab_plan_changes(result)
     lines = [
-        f"{c.step} vs {c.parent}: {_short_query(change.query)}: {change.summary}"
+        f"{c.step} vs {c.parent}: {short_query(change.query)}: {change.summary}"
         for c in comparisons
         for change in c.changed
     ]

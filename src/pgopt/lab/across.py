@@ -1,0 +1,148 @@
+"""A lab across two servers, "a" and "b" (two PostgreSQL versions, or the same one
+twice as an A/A), as pure functions: the lab's steps placed on them, the settings
+each side is given checked against what its version knows, and what differs
+between the versions besides the version itself.
+
+`pgopt ab` has two steps already, A and B: A runs on server a, B on server b. A
+lab's steps are each measured on both: step X becomes X-a on server a, the family's
+baseline, and X-b on server b, compared with X-a. So every verdict of the lab
+compares the two versions on one step's workload and settings; the lab's own
+chain of steps is not compared (run the lab on one server for that).
+
+Settings carried over honestly: a setting a step gives is applied on both sides
+where both versions know it; a setting one side's version does not know is an
+error before any server starts (it would otherwise be refused, or silently
+missing, on that side). The settings only one version has, and the defaults that
+changed between them, are listed in the result, so "B is faster" is never
+secretly "B has a larger default".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ..errors import UsageError
+from .spec import Lab, Step
+
+DEFAULT_AB_TITLE = "A/B"  # pgopt ab's title when the user gives none (ab/spec.py)
+
+
+@dataclass(frozen=True)
+class Side:
+    """One server of the pair: its name, its version (as its binaries say), and
+    the settings its version knows (`postgres --describe-config`)."""
+
+    name: str
+    version: str
+    settings: frozenset[str]
+
+    @property
+    def major(self) -> int:
+        return int(self.version.split(".")[0])
+
+
+def across(lab: Lab, sides: tuple[Side, Side], chosen: list[Step]) -> Lab:
+    """`lab` with its `chosen` steps placed on the two servers, each on both (pgopt
+    ab's A on a and B on b); the lab's ceiling step, which measures one server's
+    limit, is not among its comparisons."""
+    refuse_companions(lab)
+    if lab.name == "ab":
+        version = {side.name: f"PostgreSQL {side.version}" for side in sides}
+        steps = tuple(
+            replace(
+                s,
+                server=s.name,
+                title=f"{s.title} ({version[s.name]})",
+                changes={**s.changes, "server": version[s.name]},
+            )
+            for s in lab.steps
+        )
+        if lab.title == DEFAULT_AB_TITLE:
+            lab = replace(lab, title=f"{version['a']} against {version['b']}")
+    else:
+        steps = tuple(placed for step in chosen for placed in _pair(step, sides))
+    out = replace(lab, steps=steps, metric=replace(lab.metric, ceiling=None))
+    check_settings(out, sides)
+    return out
+
+
+def _pair(step: Step, sides: tuple[Side, Side]) -> tuple[Step, Step]:
+    a, b = sides
+    first = replace(
+        step,
+        name=f"{step.name}-a",
+        title=f"{step.title} (PostgreSQL {a.version})",
+        parent=None,
+        baseline=True,
+        sweep=None,
+        server="a",
+        changes={**step.changes, "server": f"PostgreSQL {a.version}"},
+    )
+    second = replace(
+        step,
+        name=f"{step.name}-b",
+        title=f"{step.title} (PostgreSQL {b.version})",
+        parent=first.name,
+        baseline=False,
+        sweep=None,
+        server="b",
+        changes={**step.changes, "server": f"PostgreSQL {b.version}"},
+    )
+    return first, second
+
+
+def refuse_companions(lab: Lab) -> None:
+    """Standbys, shards and poolers start beside one server: not across two."""
+    if lab.standbys or lab.shards:
+        kind = "standbys" if lab.standbys else "shards"
+        raise UsageError(f"lab {lab.name} runs {kind}: it cannot run across two servers")
+    pooled = [s.name for s in lab.steps if s.pooler]
+    if pooled:
+        raise UsageError(
+            f"step {pooled[0]} of lab {lab.name} goes through a pooler: "
+            "a lab across two servers has none"
+        )
+
+
+def check_settings(lab: Lab, sides: tuple[Side, Side]) -> None:
+    """Every setting a step gives is known to its side's version."""
+    by_name = {s.name: s for s in sides}
+    for step in lab.steps:
+        side = by_name[step.server or "a"]
+        unknown = sorted(n for n in step.settings if n.lower() not in side.settings)
+        if unknown:
+            flag = f"--{side.name}-setting" if lab.name == "ab" else f"step {step.name}'s settings"
+            raise UsageError(
+                f"{flag} {unknown[0]}: PostgreSQL {side.version} (side {side.name}) has no "
+                f"such setting"
+            )
+
+
+def same_binaries(a: Any, b: Any) -> bool:
+    """Both sides run the same installation (an A/A across servers)."""
+    return bool(a.bindir.resolve() == b.bindir.resolve())
+
+
+def settings_across(
+    a: dict[str, tuple[str, str]], b: dict[str, tuple[str, str]], versions: tuple[str, str]
+) -> dict[str, Any]:
+    """What differs between the two versions' settings: those only one has, and the
+    defaults (boot values, with their units) that changed. `a`, `b`: name -> (boot
+    value, unit) as pg_settings shows them."""
+    changed = {
+        name: {"a": _shown(a[name]), "b": _shown(b[name])}
+        for name in sorted(a.keys() & b.keys())
+        if a[name] != b[name]
+    }
+    return {
+        "versions": {"a": versions[0], "b": versions[1]},
+        "only_a": sorted(a.keys() - b.keys()),
+        "only_b": sorted(b.keys() - a.keys()),
+        "defaults_changed": changed,
+    }
+
+
+def _shown(value: tuple[str, str]) -> str:
+    boot, unit = value
+    return f"{boot} {unit}".strip() if unit else boot
