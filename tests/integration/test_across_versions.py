@@ -43,14 +43,21 @@ def run(workdir: Path, out: Path, *args: str) -> tuple[int, dict[str, Any]]:
     return code, load_document(out)
 
 
-def test_an_upgrade_ab_runs_each_side_on_its_version(tmp_path: Path, workdir: Path) -> None:
+def test_an_upgrade_ab_runs_each_side_on_its_version(
+    tmp_path: Path, workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     data = files(tmp_path / "ab")
+    # a setting for both that only 17 and later have: on B only, and said
+    shared = ["--setting", "enable_group_by_reordering=off", "--setting", "jit=off"]
     code, result = run(
-        workdir, tmp_path / "out", "ab", *data, "--a-pg-bin", str(PG15_BIN),
+        workdir, tmp_path / "out", "ab", *data, *shared, "--a-pg-bin", str(PG15_BIN),
         "--reps", "3", "--duration", "1",
     )  # fmt: skip
     assert code == 0
+    assert "--setting enable_group_by_reordering applies to b only" in capsys.readouterr().err
     a, b = result["steps"]
+    assert a["settings"] == {"jit": "off"}
+    assert b["settings"] == {"jit": "off", "enable_group_by_reordering": "off"}
     assert a["server"]["server_version"].startswith("15.")
     assert b["server"]["server_version"].startswith("18.")
     assert a["server"]["pg_bin"] == str(PG15_BIN)

@@ -10,7 +10,7 @@ import pytest
 
 from pgopt.analysis.statement_moves import across_server_moves, compare_statements
 from pgopt.errors import UsageError
-from pgopt.lab.across import Side, across, settings_across
+from pgopt.lab.across import Side, across, settings_across, shared_settings
 from pgopt.lab.catalog import resolve_lab
 from pgopt.model.result import LabResult, StepResult
 from pgopt.report.fields import describe_across, server_versions
@@ -48,6 +48,16 @@ def test_a_setting_one_version_lacks_is_refused_before_any_server_starts() -> No
     # on the side that knows it, the same setting is fine
     both_new = (replace(NEW, name="a"), NEW)
     assert across(replace(smoke, steps=(step,)), both_new, [step])
+
+
+def test_settings_given_to_both_apply_where_each_version_has_them() -> None:
+    both = {"jit": "off", "io_method": "sync"}
+    (a, b), left_out = shared_settings(both, ({"jit": "on"}, {}), (OLD, NEW))
+    assert a == {"jit": "on"}  # A's own over the shared one; no io_method on 15
+    assert b == {"jit": "off", "io_method": "sync"}
+    assert left_out == [
+        "--setting io_method applies to b only: PostgreSQL 15.20 (a) has no such setting"
+    ]
 
 
 def test_labs_with_companions_do_not_run_across_servers() -> None:

@@ -87,6 +87,10 @@ def test_why_line_names_what_moved() -> None:
         after, before, {"wal_bytes_per_run": 7.6e9}, {"wal_bytes_per_run": 33.6e9}
     )
     assert "WAL bytes/run 33.6G -> 7.6G" in batch
+    # PostgreSQL 17 renamed IO:WALSync to IO:WalSync: one wait across versions
+    on_15 = {"IO:WALSync": 0.14, "CPU": 0.13, "Client:ClientRead": 0.73}
+    on_18 = {"IO:WalSync": 0.12, "CPU": 0.14, "Client:ClientRead": 0.74}
+    assert bottleneck.why_line(on_18, on_15, {}, {}) == "waits unchanged"
 
 
 def test_guards() -> None:

@@ -164,7 +164,7 @@ def _variant(
     variant = Variant(
         title=str(t.text("title", name)),
         sql=_files(t, "sql", folder) + _flag_files(sql, cwd, f"--{key}-sql"),
-        settings={**own_settings, **_flag_settings(settings, f"--{key}-setting")},
+        settings={**own_settings, **flag_settings(settings, f"--{key}-setting")},
         scripts=_scripts(t, folder) + _flag_scripts(scripts, cwd, f"--{key}-script"),
     )
     t.done()
@@ -227,7 +227,7 @@ def _weighted(item: str, fail: Any) -> tuple[str, int]:
     return name, int(weight)
 
 
-def _flag_settings(items: tuple[str, ...], flag: str) -> dict[str, str]:
+def flag_settings(items: tuple[str, ...], flag: str) -> dict[str, str]:
     out = {}
     for item in items:
         name, eq, value = item.partition("=")

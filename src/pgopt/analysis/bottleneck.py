@@ -39,6 +39,18 @@ def _compact(value: float) -> str:
     return f"{value:.1f}" if value % 1 else f"{value:.0f}"
 
 
+def same_spelling(previous: Mapping[str, float], shares: Mapping[str, float]) -> dict[str, float]:
+    """`previous` with each wait event spelt as `shares` spells it: PostgreSQL 17
+    renamed some (IO:WALSync became IO:WalSync), and a step on 15 against one on 18
+    is the same wait."""
+    spelling = {name.lower(): name for name in shares}
+    out: dict[str, float] = {}
+    for name, share in previous.items():
+        key = spelling.get(name.lower(), name)
+        out[key] = out.get(key, 0.0) + share
+    return out
+
+
 def why_line(
     shares: Mapping[str, float],
     previous_shares: Mapping[str, float] | None,
@@ -49,6 +61,7 @@ def why_line(
     if previous_shares is None:
         parts = [describe_top(shares)]
     else:
+        previous_shares = same_spelling(previous_shares, shares)
         names = {n for n, s in shares.items() if s >= NOTABLE_SHARE}
         names |= {n for n, s in previous_shares.items() if s >= NOTABLE_SHARE}
         # largest move first; equal moves by name, so the line is the same every time

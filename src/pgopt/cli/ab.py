@@ -16,11 +16,12 @@ from .. import machine
 from ..ab.data_size import CopySize, check_disk, read_tables
 from ..ab.lab import StepsOf, ab_lab
 from ..ab.source import dump_source, script_of_dump
-from ..ab.spec import AbFlags, AbSpec, read_spec
+from ..ab.spec import AbFlags, AbSpec, flag_settings, read_spec
 from ..ab.statements import synthesize_from
 from ..ab.workload_files import write_workload
 from ..binaries import CLIENT_PROGRAMS, PgBinaries, find_binaries
 from ..errors import BenchError, Failed, UsageError
+from ..lab.across import shared_settings
 from ..lab.spec import DataCopy
 from ..model.result import LabResult
 from ..redact import redact_dsn, redactor
@@ -30,7 +31,7 @@ from ..store import new_run_dir
 from ..target.embedded import default_workdir_base
 from ..words import plural
 from .ab_synthesis import as_the_source_ran, replay_spec, say_synthesis
-from .across import across_options, check_dump_script, copy_binaries
+from .across import across_options, check_dump_script, copy_binaries, sides_of
 from .app import err, out
 from .gate_output import finish_gate, gate_of, gate_options
 from .running import check_run_options, password_of, run_lab, run_options
@@ -93,6 +94,12 @@ from .running import check_run_options, password_of, run_lab, run_options
 @click.option("--b-sql", multiple=True, help="SQL applied to B's copy: an index, a migration.")
 @click.option("--a-setting", "a_settings", multiple=True, help="NAME=VALUE for A (repeatable).")
 @click.option("--b-setting", "b_settings", multiple=True, help="NAME=VALUE for B (repeatable).")
+@click.option(
+    "--setting",
+    "both_settings",
+    multiple=True,
+    help="NAME=VALUE for A and B both (repeatable); across versions, where each has it.",
+)
 @click.option("--a-script", "a_scripts", multiple=True, help="A's own script: FILE[@WEIGHT].")
 @click.option("--b-script", "b_scripts", multiple=True, help="B's own script (a rewritten query).")
 @gate_options
@@ -109,7 +116,8 @@ def ab_cmd(spec: Path | None, **options: Any) -> None:
     regression, require_decision, junit = (options.pop(k) for k in GATE_KEYS)
     require_fidelity = options.pop("require_fidelity")
     flags = AbFlags(**{f.name: options.pop(f.name) for f in fields(AbFlags)})
-    ab = read_spec(spec, flags, Path.cwd())
+    both = flag_settings(options.pop("both_settings"), "--setting")
+    ab = with_settings(read_spec(spec, flags, Path.cwd()), both, options)
     if options["margin"] is None and ab.margin is not None:
         options["margin"] = ab.margin
     if ab.source_dsn:
@@ -132,6 +140,23 @@ def ab_cmd(spec: Path | None, **options: Any) -> None:
             "the replay is unfaithful to the source (--require-fidelity): "
             + "; ".join(fidelity.reasons[:3])
         )
+
+
+def with_settings(ab: AbSpec, both: dict[str, str], options: dict[str, Any]) -> AbSpec:
+    """The settings given to A and B both, under each variant's own; across versions,
+    each side only those its version has (the others said, and applied on the other)."""
+    if not both:
+        return ab
+    pair = sides_of(options)
+    if pair is None:
+        settings = ({**both, **ab.a.settings}, {**both, **ab.b.settings})
+    else:
+        own = (ab.a.settings, ab.b.settings)
+        settings, left_out = shared_settings(both, own, (pair[0][0], pair[1][0]))
+        for note in left_out:
+            err.print(f"pgopt: note: {note}", highlight=False)
+    a, b = (replace(v, settings=s) for v, s in zip((ab.a, ab.b), settings, strict=True))
+    return replace(ab, a=a, b=b)
 
 
 def run_ab(

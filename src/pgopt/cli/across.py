@@ -52,7 +52,10 @@ Pair = tuple[tuple[Side, PgBinaries], tuple[Side, PgBinaries]]
 
 
 def sides_of(options: dict[str, Any]) -> Pair | None:
-    """The two sides the options ask for, or None when they ask for one server."""
+    """The two sides the options ask for, or None when they ask for one server (found
+    once: kept in `options`)."""
+    if "across_pair" in options:
+        return options["across_pair"]  # type: ignore[no-any-return]
     folders = options.get("a_pg_bin"), options.get("b_pg_bin")
     if not any(folders):
         return None
@@ -70,6 +73,7 @@ def sides_of(options: dict[str, Any]) -> Pair | None:
             "across two servers, whose verdict should be no change",
             highlight=False,
         )
+    options["across_pair"] = (a, a_bin), (b, b_bin)
     return (a, a_bin), (b, b_bin)
 
 

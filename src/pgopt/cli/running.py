@@ -20,6 +20,7 @@ from ..engine.session import run_session
 from ..errors import UsageError
 from ..lab.across import across
 from ..lab.spec import Lab
+from ..model.facts import both
 from ..model.result import LabResult
 from ..params import (
     LATENCY_RUNS,
@@ -37,7 +38,7 @@ from ..target.attached import AttachedTarget
 from ..target.base import Target
 from ..target.embedded import EmbeddedTarget
 from ..target.facts import embedded_facts
-from .across import servers_of, sides_of
+from .across import Pair, servers_of, sides_of
 from .app import err, out, say_written
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -174,9 +175,7 @@ def run_lab(
     )
     display = ConsoleDisplay(err, item.name)
     if options["dry_run"]:
-        # across servers: the plan for A's, then each server
-        planned = {**options, "pg_bin": str(pair[0][1].bindir)} if pair else options
-        _print_plan(item, params, planned, data_bytes)
+        _print_plan(item, params, options, data_bytes, pair)
         for side, binaries in pair or ():
             out.print(
                 f"server {side.name}: PostgreSQL {side.version} ({binaries.bindir}), "
@@ -197,11 +196,20 @@ def run_lab(
 
 
 def _print_plan(
-    item: Lab, params: RunParams, options: dict[str, Any], data_bytes: int | None
+    item: Lab,
+    params: RunParams,
+    options: dict[str, Any],
+    data_bytes: int | None,
+    pair: Pair | None = None,
 ) -> None:
     """`--dry-run`: the plan, from the server's facts read without starting a server
-    (the embedded one's from its binaries; a --dsn server's in a read-only session)."""
-    if options["dsn"]:
+    (the embedded one's from its binaries; a --dsn server's in a read-only session;
+    across servers, both embedded ones')."""
+    if pair is not None:
+        (a, a_bin), (b, b_bin) = pair
+        facts = both(embedded_facts(a_bin), embedded_facts(b_bin))
+        where = f"embedded PostgreSQL {a.version} (a) and {b.version} (b), not started"
+    elif options["dsn"]:
         binaries = find_binaries(options["pg_bin"], need=CLIENT_PROGRAMS)
         facts = AttachedTarget(
             binaries, options["dsn"], allow_settings=options["allow_settings"]

@@ -111,7 +111,7 @@ class Experiment:
                     unavailable[step.name] = reason
             if reason := companions.unavailable(self.lab, self.params, self.target, step):
                 unavailable[step.name] = reason
-        self._plan = plan_steps(self.lab, self.params, self.target.facts(), unavailable)
+        self._plan = plan_steps(self.lab, self.params, self._servers.facts(), unavailable)
         for name, reason in self._plan.skipped:
             self.display.message(f"skipping step {name}: {reason}")
             self._skipped.append((name, reason))

@@ -17,6 +17,7 @@ from typing import Any
 from ..binaries import PgBinaries
 from ..lab.across import settings_across
 from ..lab.spec import Step
+from ..model.facts import ServerFacts, both
 from ..target.base import Target
 
 # every setting's built-in default, but those fixed at build time (server_version, ...)
@@ -48,6 +49,12 @@ class Servers:
         if not self.named:
             return None
         return max(self.named.values(), key=lambda t: t.binaries.major).binaries
+
+    def facts(self) -> ServerFacts:
+        """What the plan is drawn from: the lab's server's facts, or both servers'."""
+        if not self.named:
+            return self.main.facts()
+        return both(self.named["a"].facts(), self.named["b"].facts())
 
     def describe(self) -> dict[str, Any]:
         return {name: t.describe() for name, t in self.named.items()}

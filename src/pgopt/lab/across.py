@@ -92,6 +92,25 @@ def _pair(step: Step, sides: tuple[Side, Side]) -> tuple[Step, Step]:
     return first, second
 
 
+def shared_settings(
+    common: dict[str, str], own: tuple[dict[str, str], dict[str, str]], sides: tuple[Side, Side]
+) -> tuple[tuple[dict[str, str], dict[str, str]], list[str]]:
+    """Each side's settings: those given to both (`--setting`) that its version has,
+    then its own on top; and, said as such, each given to both that a side's version
+    lacks (applied on the other side only)."""
+    out, left_out = [], []
+    for side, settings in zip(sides, own, strict=True):
+        known = {k: v for k, v in common.items() if k.lower() in side.settings}
+        left_out += [
+            f"--setting {k} applies to {'b' if side.name == 'a' else 'a'} only: PostgreSQL "
+            f"{side.version} ({side.name}) has no such setting"
+            for k in common
+            if k not in known
+        ]
+        out.append({**known, **settings})
+    return (out[0], out[1]), left_out
+
+
 def refuse_companions(lab: Lab) -> None:
     """Standbys, shards and poolers start beside one server: not across two."""
     if lab.standbys or lab.shards:

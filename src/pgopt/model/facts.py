@@ -19,3 +19,18 @@ class ServerFacts:
     def restart_only(self) -> frozenset[str]:
         """Settings the server applies only when it starts."""
         return frozenset(name for name, context in self.contexts.items() if context == "postmaster")
+
+
+def both(a: ServerFacts, b: ServerFacts) -> ServerFacts:
+    """The facts a plan across two servers is drawn from: `a`'s, with every setting
+    either knows (lab/across.py has checked each step's against its own server's),
+    and the older pgbench."""
+    contexts = {**b.contexts, **a.contexts}
+    return ServerFacts(
+        kind=a.kind,
+        version_num=min(a.version_num, b.version_num),
+        pgbench_major=max(a.pgbench_major, b.pgbench_major),
+        contexts=contexts,
+        owned=a.owned and b.owned,
+        allow_settings=a.allow_settings and b.allow_settings,
+    )

@@ -1,0 +1,2 @@
+\set t random(1, 400000)
+select value from readings where taken = :t;
