@@ -35,6 +35,7 @@ def test_a_labs_steps_are_each_measured_on_both_servers() -> None:
         ("async_commit-b", "b", "async_commit-a", False),
     ]
     second = lab.step("async_commit-b")
+    assert second.reported is None
     assert second.settings == smoke.step("async_commit").settings  # carried to both sides
     assert second.title.endswith("(PostgreSQL 18.6)")
     assert second.changes["server"] == "PostgreSQL 18.6"
@@ -64,6 +65,12 @@ def test_labs_with_companions_do_not_run_across_servers() -> None:
     replicas = resolve_lab("replicas")
     with pytest.raises(UsageError, match="runs standbys: it cannot run across two servers"):
         across(replicas, (OLD, NEW), list(replicas.steps))
+    login = resolve_lab("login")  # its pooled step goes through pgbouncer; the others do not
+    with pytest.raises(UsageError, match="step pooled of lab login goes through a pooler"):
+        across(login, (OLD, NEW), [login.step("baseline"), login.step("pooled")])
+    assert login.step("async_commit").reported is not None  # the article's 717 tps
+    lab = across(login, (OLD, NEW), [login.step("async_commit")])
+    assert [s.reported for s in lab.steps] == [None, None]  # not a comparison across versions
 
 
 def test_settings_only_one_version_has_and_defaults_that_changed() -> None:

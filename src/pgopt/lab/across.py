@@ -46,7 +46,7 @@ def across(lab: Lab, sides: tuple[Side, Side], chosen: list[Step]) -> Lab:
     """`lab` with its `chosen` steps placed on the two servers, each on both (pgopt
     ab's A on a and B on b); the lab's ceiling step, which measures one server's
     limit, is not among its comparisons."""
-    refuse_companions(lab)
+    refuse_companions(lab, chosen)
     if lab.name == "ab":
         version = {side.name: f"PostgreSQL {side.version}" for side in sides}
         steps = tuple(
@@ -68,7 +68,10 @@ def across(lab: Lab, sides: tuple[Side, Side], chosen: list[Step]) -> Lab:
 
 
 def _pair(step: Step, sides: tuple[Side, Side]) -> tuple[Step, Step]:
+    """X-a and X-b. The article's figure is left out: it is compared along the lab's
+    chain of steps, which a lab across versions does not compare."""
     a, b = sides
+    step = replace(step, reported=None)
     first = replace(
         step,
         name=f"{step.name}-a",
@@ -111,12 +114,12 @@ def shared_settings(
     return (out[0], out[1]), left_out
 
 
-def refuse_companions(lab: Lab) -> None:
+def refuse_companions(lab: Lab, chosen: list[Step]) -> None:
     """Standbys, shards and poolers start beside one server: not across two."""
     if lab.standbys or lab.shards:
         kind = "standbys" if lab.standbys else "shards"
         raise UsageError(f"lab {lab.name} runs {kind}: it cannot run across two servers")
-    pooled = [s.name for s in lab.steps if s.pooler]
+    pooled = [s.name for s in chosen if s.pooler]
     if pooled:
         raise UsageError(
             f"step {pooled[0]} of lab {lab.name} goes through a pooler: "
