@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from pgopt.binaries import PgBinaries
 from pgopt.cli import main
 from pgopt.store import load_document
 from pgopt.target.embedded import EmbeddedTarget
@@ -76,7 +77,9 @@ def test_an_upgrade_ab_runs_each_side_on_its_version(
     assert "b vs a: faster" in report and "select value from readings" in report
     assert "between PostgreSQL 15." in report
     # `runs` shows both versions
+    capsys.readouterr()
     assert main(["runs", "--dir", str(tmp_path)]) == 0
+    assert f"PG {a['server']['server_version']} (a)," in capsys.readouterr().out
 
 
 def test_a_lab_runs_each_step_on_both_versions(tmp_path: Path, workdir: Path) -> None:
@@ -130,3 +133,26 @@ def test_the_same_binaries_on_both_sides_are_an_a_a(
     captured = capsys.readouterr()
     assert "an A/A across two servers" in captured.err
     assert captured.out.count("PostgreSQL 15.") >= 2 and "server b:" in captured.out
+
+
+@pytest.mark.serial
+def test_the_same_version_on_both_sides_is_never_directional(
+    tmp_path: Path, workdir: Path, binaries: PgBinaries
+) -> None:
+    """18 against 18 on two servers: `faster` or `slower` would be a false verdict,
+    which the rule allows 5% of the time (half of it each way); a second run with
+    another seed decides, so a correct rule fails this about 0.25% of the time."""
+    data = files(tmp_path / "ab")
+    same = ["--a-pg-bin", str(binaries.bindir), "--b-pg-bin", str(binaries.bindir)]
+    for seed in ("1", "2"):
+        code, result = run(
+            workdir, tmp_path / f"out{seed}", "ab", *data, *same,
+            "--reps", "3", "--duration", "1", "--seed", seed,
+        )  # fmt: skip
+        assert code == 0
+        a, b = result["steps"]
+        assert a["server"]["pg_bin"] == b["server"]["pg_bin"] != ""
+        assert result["target"]["settings_across"]["defaults_changed"] == {}
+        if b["verdict_vs_previous"] not in ("faster", "slower"):
+            return
+    pytest.fail("the same version on both sides was called faster or slower twice")
