@@ -83,6 +83,11 @@ def test_row_lock_waits_are_summarized_per_table_and_statement() -> None:
     assert branches["sessions_mean"] == 1.5 and branches["samples"] == 3
     assert branches["wait_events"] == "transactionid 67%, tuple 33%"
     assert table_of(waiter("select 1", None)) == "?"
+    # a blocker that had moved on when its session was read is named only if no other was
+    seen = summarize([[waiter(TELLER, "t", blocking=None)] * 3, [waiter(TELLER, "t")]])
+    assert seen[0]["blocking_query"].startswith("UPDATE pgbench_branches")
+    unseen = summarize([[waiter(TELLER, "t", blocking=None)]])
+    assert unseen[0]["blocking_query"] == "?"
     assert (
         table_of(waiter('update "Odd"."T" set a = 1', None, written=['"Odd"."T"'])) == '"Odd"."T"'
     )

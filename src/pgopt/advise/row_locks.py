@@ -29,14 +29,21 @@ from ..ab.workload_files import flat_query
 QUERY = "advise_row_locks"
 INTERVAL_S = 0.2
 WRITES = (ast.UpdateStmt, ast.DeleteStmt, ast.InsertStmt, ast.MergeStmt)
-UNKNOWN_TABLE = "?"
+UNKNOWN_TABLE = UNKNOWN = "?"
+
+
+def _most_seen(blockers: Counter[str]) -> str:
+    """The statement seen blocking most often; a blocker that had moved on by the time
+    its session was read ("?") only when no other was seen."""
+    known = Counter({q: n for q, n in blockers.items() if q != UNKNOWN})
+    return (known or blockers).most_common(1)[0][0]
 
 
 def statement(text: str | None) -> str:
     """A statement as pg_stat_statements would show it: constants as $n (the text as it
     is where it does not parse: cut at track_activity_query_size, or hidden)."""
     if not text:
-        return "?"
+        return UNKNOWN
     try:
         return str(normalize(text)).strip()
     except ParseError:
@@ -97,7 +104,7 @@ def summarize(samples: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     total = sum(waits.values())
     out = []
     for (table, query), n in waits.most_common():
-        blocker = blocking[(table, query)].most_common(1)[0][0]
+        blocker = _most_seen(blocking[(table, query)])
         kinds = events[(table, query)]
         out.append(
             {
@@ -127,5 +134,10 @@ def statements_of(row: dict[str, Any]) -> list[dict[str, Any]]:
             f"{row['sessions_mean']:.1f} sessions at once on average, "
             f"{row['sessions_max']} at most",
         },
-        {"query": row["blocking_query"], "said": "the statement most often blocking it"},
+        {
+            "query": row["blocking_query"],
+            "said": "the statement most often blocking it"
+            if row["blocking_query"] != UNKNOWN
+            else "the statement blocking it was not seen: its session had moved on when read",
+        },
     ]
