@@ -23,24 +23,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
+from index_sysbench import RAND, sysbench
 
 from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, find_binaries
 from pgopt.target.embedded import EmbeddedTarget
 
 PG15_BIN = "/usr/lib/postgresql/15/bin"
-TABLES = 2
-RAND = "--rand-type=uniform"
 WORKLOAD = "oltp_read_write"  # sysbench's standard mix: point reads, ranges, updates, a delete
 THREADS = 2
 WATCH_S = 10  # pgopt ab's --source-sample
-
-
-def sysbench(port: int, database: str, rows: int, *args: str) -> list[str]:
-    return [
-        "sysbench", "--db-driver=pgsql", "--pgsql-host=127.0.0.1", f"--pgsql-port={port}",
-        "--pgsql-user=postgres", f"--pgsql-db={database}", f"--tables={TABLES}",
-        f"--table-size={rows}", RAND, *args,
-    ]  # fmt: skip
 
 
 def source(server: EmbeddedTarget, rows: int) -> str:
@@ -52,7 +43,7 @@ def source(server: EmbeddedTarget, rows: int) -> str:
     dsn = admin.rsplit("/", 1)[0] + f"/{name}"
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("create extension pg_stat_statements")
-    prepare = sysbench(server.port, name, rows, WORKLOAD, "prepare")
+    prepare = sysbench(server.port, name, rows, RAND, WORKLOAD, "prepare")
     subprocess.run(prepare, check=True, capture_output=True, timeout=600)
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("vacuum analyze")
@@ -65,7 +56,7 @@ def running(port: int, dsn: str, rows: int, seconds: float) -> Iterator[None]:
     """sysbench's workload running for `seconds` from now; stopped at the latest when
     the block ends."""
     name = dsn.rsplit("/", 1)[1]
-    args = sysbench(port, name, rows, f"--threads={THREADS}", f"--time={seconds:.0f}")
+    args = sysbench(port, name, rows, RAND, f"--threads={THREADS}", f"--time={seconds:.0f}")
     proc = subprocess.Popen(
         [*args, WORKLOAD, "run"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )

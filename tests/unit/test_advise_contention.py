@@ -11,31 +11,19 @@ from rich.console import Console
 
 from pgopt.advise.advice import advice_document, advise
 from pgopt.advise.behind import commit_kind, committing
-from pgopt.advise.findings import Evidence, Readings, apply, unmet_need
+from pgopt.advise.findings import Readings, apply, unmet_need
 from pgopt.advise.report import advice_report
 from pgopt.advise.row_locks import QUERY, summarize, table_of
 from pgopt.advise.rules import all_rules
 from pgopt.report.terminal import print_document_summary
+
+from .test_advise import evidence
 
 RULES = {r.id: r for r in all_rules()}
 BRANCH = "UPDATE pgbench_branches SET bbalance = bbalance + 17 WHERE bid = 1"
 TELLER = "UPDATE pgbench_tellers SET tbalance = tbalance + -5 WHERE tid = 3"
 TELLER_NORMALIZED = "UPDATE pgbench_tellers SET tbalance = tbalance + $1 WHERE tid = $2"
 HEAD = "select id from jobs order by id limit 1 for update"
-
-
-def evidence(**changes: object) -> Evidence:
-    base: dict[str, object] = {
-        "version_num": 180006,
-        "stats_age_s": 30 * 86_400,
-        "uptime_s": 30 * 86_400,
-        "stats_visible": True,
-        "statements": True,
-        "never_analyzed": (),
-        "sample_s": 10.0,
-        "waits": Counter(),
-    }
-    return Evidence(**{**base, **changes})  # type: ignore[arg-type]
 
 
 def waiter(
