@@ -66,14 +66,16 @@ class Psql:
 
     def program(
         self, program: str, args: list[str], *, what: str, tolerated: str | None = None
-    ) -> None:
-        """Run a client program (pg_dump, pg_restore) against the lab database.
+    ) -> str:
+        """Run a client program (pg_dump, pg_restore) against the lab database; what it
+        printed.
 
         With `tolerated`, a failure whose every error line contains that text counts
         as success (pg_restore goes on past errors unless told --exit-on-error).
         """
         self.binaries.require(program)
-        self._client([str(self.binaries.path(program)), *args], what=what, tolerated=tolerated)
+        args = [str(self.binaries.path(program)), *args]
+        return self._client(args, what=what, tolerated=tolerated)
 
     def restore(self, archive: Path) -> None:
         """A pg_dump archive in directory format restored into the lab database with

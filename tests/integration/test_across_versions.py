@@ -8,16 +8,20 @@ effect no busy machine hides. The tests assert that, the version tags, the plans
 and statements that changed, and the refusals of bad input before any server
 starts."""
 
+import subprocess
 import uuid
 from pathlib import Path
 from typing import Any
 
+import psycopg
 import pytest
 
 from pgopt.binaries import PgBinaries
 from pgopt.cli import main
 from pgopt.store import load_document
 from pgopt.target.embedded import EmbeddedTarget
+
+from .conftest import LOCAL_DSN, local_server_answers
 
 PG15_BIN = Path("/usr/lib/postgresql/15/bin")
 pytestmark = pytest.mark.skipif(
@@ -122,6 +126,42 @@ def test_bad_input_is_one_line_and_exit_2_before_any_server_starts(
     source = f"postgresql://postgres@127.0.0.1:{server.port}/{name}"
     line = refused("--source-dsn", source, "--a-pg-bin", str(PG15_BIN))
     assert "the source is PostgreSQL 18: side a's PostgreSQL 15." in line
+    # so is an archive written by pg_dump 18, before pg_restore turns it into SQL
+    dump = tmp_path / "new.dump"
+    pg_dump = server.binaries.path("pg_dump")
+    subprocess.run([str(pg_dump), "-Fc", "-f", str(dump), source], check=True)
+    line = refused("--dump", str(dump), "--a-pg-bin", str(PG15_BIN))
+    assert line.startswith("pgopt: error: the dump was written by pg_dump 18.")
+
+
+@pytest.mark.xdist_group("pg15")
+def test_a_dump_of_the_older_version_reaches_both_sides(tmp_path: Path, workdir: Path) -> None:
+    """An archive of pg_dump 15 (Debian's PostgreSQL 15 as the user's server): 15's
+    pg_restore reads it for A, 18's for B."""
+    if not local_server_answers():
+        pytest.skip("no PostgreSQL on 127.0.0.1:5432")
+    name = f"pgopt_dump_{uuid.uuid4().hex[:8]}"
+    base = LOCAL_DSN.rsplit("/", 1)[0]
+    with psycopg.connect(LOCAL_DSN, autocommit=True) as conn:
+        conn.execute(f"create database {name}")
+    try:
+        with psycopg.connect(f"{base}/{name}", autocommit=True) as conn:
+            conn.execute(SCHEMA)
+        dump = tmp_path / "old.dump"
+        subprocess.run(
+            [str(PG15_BIN / "pg_dump"), "-Fc", "-f", str(dump), f"{base}/{name}"], check=True
+        )
+    finally:
+        with psycopg.connect(LOCAL_DSN, autocommit=True) as conn:
+            conn.execute(f"drop database if exists {name} with (force)")
+    (tmp_path / "by_time.sql").write_text(BY_TIME)
+    code, result = run(
+        workdir, tmp_path / "out", "ab", "--dump", str(dump), "--script",
+        str(tmp_path / "by_time.sql"), "--a-pg-bin", str(PG15_BIN), "--reps", "3",
+        "--duration", "1",
+    )  # fmt: skip
+    assert code == 0
+    assert [len(s["runs"]) for s in result["steps"]] == [3, 3]
 
 
 def test_the_same_binaries_on_both_sides_are_an_a_a(

@@ -149,7 +149,7 @@ def script_of_dump(binaries: PgBinaries, dump: Path, into: Path) -> SourceCopy:
     """A dump file as a SQL script: pg_restore turns an archive (custom, tar or
     directory format) into one, without a server; a plain dump is a script already."""
     script = into / "source.sql"
-    if dump.is_file() and _head(dump) != b"PGDMP" and not tarfile.is_tarfile(dump):
+    if is_plain(dump):
         shutil.copyfile(dump, script)
     else:
         _run(
@@ -159,6 +159,23 @@ def script_of_dump(binaries: PgBinaries, dump: Path, into: Path) -> SourceCopy:
             what=f"reading the dump {dump}",
         )
     return _fit(script)
+
+
+def is_plain(dump: Path) -> bool:
+    """A plain SQL dump (a script already), not an archive pg_restore reads."""
+    return dump.is_file() and _head(dump) != b"PGDMP" and not tarfile.is_tarfile(dump)
+
+
+def archive_writer(binaries: PgBinaries, dump: Path) -> str | None:
+    """The version of the pg_dump that wrote an archive, from its table of contents
+    (`binaries`' pg_restore must be as new as that pg_dump); None if it does not say."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+    args = ["--list", str(dump)]
+    listing = Psql(binaries, env).program("pg_restore", args, what=f"reading the dump {dump}")
+    for line in listing.splitlines():
+        if "Dumped by pg_dump version:" in line:
+            return line.split("Dumped by pg_dump version:")[1].split()[0]
+    return None
 
 
 def _head(path: Path) -> bytes:

@@ -196,7 +196,7 @@ def run_ab(
             if options["dry_run"]:
                 out.print(_copy_line(size, base, server_here=not options.get("dsn")))
         if (ab.source_dsn or ab.dump) and not options["dry_run"]:
-            binaries = copy_binaries(options, ab.source_dsn) or find_binaries(
+            binaries = copy_binaries(options, ab.source_dsn, ab.dump) or find_binaries(
                 options["pg_bin"], need=CLIENT_PROGRAMS
             )
             ab, copy = _with_copy(ab, binaries, Path(folder), size)

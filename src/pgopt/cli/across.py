@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 import click
 
+from ..ab.source import archive_writer, is_plain
 from ..binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, PgBinaries, find_binaries
 from ..errors import UsageError
 from ..lab.across import Side, same_binaries
@@ -111,16 +112,21 @@ def _oldest(options: dict[str, Any]) -> tuple[str, PgBinaries]:
     return min(_found(options), key=lambda f: f[1].major)
 
 
-def copy_binaries(options: dict[str, Any], source_dsn: str | None) -> PgBinaries | None:
-    """Across servers, the programs that copy the user's data: for a source, the older
-    side's pg_dump, which must be able to read it; for a dump file, the newer side's
-    pg_restore, which reads any (check_dump_script then judges its SQL). None: not
-    across servers, the usual programs."""
+def copy_binaries(
+    options: dict[str, Any], source_dsn: str | None, dump: Path | None = None
+) -> PgBinaries | None:
+    """Across servers, the programs that copy the user's data: the older side's, whose
+    pg_dump must be able to read the source, and whose pg_restore an archive (a newer
+    pg_restore would write SQL the older version does not know; a plain dump is
+    judged by check_dump_script). None: not across servers, the usual programs."""
     if not (options.get("a_pg_bin") or options.get("b_pg_bin")):
         return None
-    if source_dsn is None:
-        return max(_found(options), key=lambda f: f[1].major)[1]
     name, binaries = _oldest(options)
+    if source_dsn is None:
+        if dump is not None and not is_plain(dump):
+            newest = max(_found(options), key=lambda f: f[1].major)[1]
+            _refuse_newer(archive_writer(newest, dump), name, binaries)
+        return binaries
     major = _source_major(source_dsn)
     if major > binaries.major:
         raise UsageError(
@@ -132,7 +138,7 @@ def copy_binaries(options: dict[str, Any], source_dsn: str | None) -> PgBinaries
 
 
 def check_dump_script(options: dict[str, Any], script: Path) -> None:
-    """Across servers, a dump file written by a newer pg_dump than the older side's is
+    """Across servers, a plain dump written by a newer pg_dump than the older side's is
     refused: its SQL is not that version's (`SET transaction_timeout`, from 17)."""
     if not (options.get("a_pg_bin") or options.get("b_pg_bin")):
         return
@@ -141,13 +147,16 @@ def check_dump_script(options: dict[str, Any], script: Path) -> None:
         head = [next(f, "") for _ in range(30)]
     for line in head:
         if line.startswith("-- Dumped by pg_dump version "):
-            version = line.removeprefix("-- Dumped by pg_dump version ").split()[0]
-            if int(version.split(".")[0]) > binaries.major:
-                raise UsageError(
-                    f"the dump was written by pg_dump {version}: side {name}'s PostgreSQL "
-                    f"{binaries.version} cannot restore it; dump with pg_dump "
-                    f"{binaries.major} (its SQL is what both versions read)"
-                )
+            _refuse_newer(line.removeprefix("-- Dumped by pg_dump version "), name, binaries)
+
+
+def _refuse_newer(version: str | None, name: str, binaries: PgBinaries) -> None:
+    if version is not None and int(version.split(".")[0]) > binaries.major:
+        raise UsageError(
+            f"the dump was written by pg_dump {version.split()[0]}: side {name}'s PostgreSQL "
+            f"{binaries.version} cannot restore it; dump with pg_dump {binaries.major} "
+            "(its SQL is what both versions read)"
+        )
 
 
 def _source_major(dsn: str) -> int:
