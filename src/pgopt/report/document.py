@@ -174,6 +174,8 @@ def _summary(result: LabResult) -> Section:
     if result.fidelity is not None:
         blocks.insert(0, replay.table(result.fidelity, judged_only=True))
     notes = [
+        # across versions, what moved comes first, right under the verdicts
+        ("Statements", statement_blocks.summary_lines(result)),
         ("Facts", fields.headline_lines(result)),
         ("Ceiling", fields.ceiling_lines(result)),
         ("Client sweeps", fields.sweep_lines(result)),
@@ -181,7 +183,6 @@ def _summary(result: LabResult) -> Section:
         ("Rounds", [*fields.round_lines(result), *fields.rerun_lines(result)]),
         ("Time", time_lines(result)),
         ("Why", [f"{s.name}: {w}" for s in result.steps for w in fields.why_lines(s)]),
-        ("Statements", statement_blocks.summary_lines(result)),
         ("Plans", plan_blocks.summary_lines(result)),
         ("Warnings", [f"{s.name}: {w}" for s in result.steps for w in s.warnings]),
     ]
