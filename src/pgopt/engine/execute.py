@@ -9,10 +9,8 @@ round. A round with a disturbed run (in a detailed run, a second below half the
 run's median) is run again once; when the re-run is disturbed too, the
 workload is bursty by nature and the segment re-runs nothing more.
 
-Across servers (an A/B of two PostgreSQL versions), each step runs on its own
-server (`Step.server`), each one started once for the whole run: the data is set
-up on each, every run is prepared and measured on its step's server, and only
-that server is under load while it runs.
+Across servers (two PostgreSQL versions, servers.py), each step is set up,
+prepared and measured on its own server, the only one under load while it runs.
 """
 
 from __future__ import annotations
