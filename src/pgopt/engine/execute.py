@@ -38,13 +38,12 @@ from ..model.outcomes import (
     StepOutcome,
     TimeSpent,
 )
-from ..model.result import TemplateRecord
 from ..monitor import SqlMonitor, series_facts
 from ..observe import Observer
 from ..params import RunParams, select_steps
 from ..report.fields import describe_across
 from ..target.base import Target, first_line
-from . import companions, nodes, plan_capture, workloads
+from . import companions, data_setup, nodes, plan_capture, workloads
 from .checks import compare_same_checks, measure_facts, record_step_checks, run_checks
 from .context import RunContext
 from .display import Display
@@ -141,10 +140,9 @@ class Experiment:
                     self._node_facts["shards"] = [node.describe() for node in self.ctx.shards]
                 for group in self._servers.groups(steps):
                     self._use(group[0])
-                    if not all(s.fresh for s in group):
-                        self.setup_dataset()
-                    else:
-                        self._build_templates(group)
+                    templates = data_setup.set_up(self.ctx, group, self._time)
+                    if templates is not None:
+                        self._templates[id(self.target)] = templates
                 if any(s.pooler for s in steps):
                     self.ctx.pooler_port = stack.enter_context(
                         companions.pooler_for(self.target, self.params, self.display)
@@ -202,41 +200,6 @@ class Experiment:
         if self._non_default is not None:
             facts["non_default_settings"] = self._non_default
         return facts
-
-    def setup_dataset(self) -> None:
-        """Run the lab's setup files once, for its steps that are not fresh."""
-        ds = self.lab.dataset
-        if not ds.setup:
-            return
-        size = f" ({ds.variable} = {self.variables[ds.variable]})" if ds.variable else ""
-        self.display.message(f"setting up the dataset{size}")
-        t0 = time.monotonic()
-        for path in ds.setup:
-            self.ctx.run_setup(path, self.variables)
-        self._time.setup_s += time.monotonic() - t0
-        if ds.dump:
-            self.ctx.psql().program(
-                "pg_dump",
-                ["--format=custom", "--file", str(self.ctx.run_dir / workloads.DUMP_FILE)],
-                what="dataset dump",
-            )
-        self.display.message(f"dataset ready in {time.monotonic() - t0:.1f}s")
-
-    def _build_templates(self, steps: list[Step]) -> None:
-        """Fresh steps: each one's data built once, as a template its runs start from."""
-        templates = self._templates[id(self.target)] = DataTemplates(self.ctx, steps)
-        t0 = time.monotonic()
-        templates.build()
-        self._time.setup_s += templates.setup_s
-        self._time.build_s += time.monotonic() - t0 - templates.setup_s
-        self._time.templates += tuple(
-            TemplateRecord(t.name, tuple(t.steps), round(t.build_s, 2), t.bytes)
-            for t in templates.templates
-        )
-        self._time.runs_from = "template" if templates.read_only else "clone"
-        self._time.how = templates.describe()
-        self.ctx.client_options = templates.client_options()
-        self.display.message(templates.summary())
 
     # -- a segment: rounds until the plan ends or every comparison is decided -------
 
