@@ -17,11 +17,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
+import psycopg
 
 from ..ab.source import archive_writer, is_plain
 from ..binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, PgBinaries, find_binaries
 from ..errors import UsageError
-from ..lab.across import Side, same_binaries
+from ..lab.across import Side
+from ..redact import redact_dsn
+from ..target.base import first_line
 from ..target.embedded import EmbeddedTarget
 from ..target.facts import embedded_facts
 from .app import err
@@ -68,7 +71,7 @@ def sides_of(options: dict[str, Any]) -> Pair | None:
         known = frozenset(k.lower() for k in embedded_facts(binaries).contexts)
         found.append((Side(name, binaries.version, known), binaries))
     (a, a_bin), (b, b_bin) = found
-    if same_binaries(a_bin, b_bin):
+    if a_bin.bindir.resolve() == b_bin.bindir.resolve():
         err.print(
             f"pgopt: note: both sides run {a_bin.bindir} (PostgreSQL {a.version}): an A/A "
             "across two servers, whose verdict should be no change",
@@ -101,15 +104,11 @@ def servers_of(
     }
 
 
-def _found(options: dict[str, Any]) -> list[tuple[str, PgBinaries]]:
-    return [
-        (name, _binaries(f"--{name}-pg-bin", options.get(f"{name}_pg_bin"), options["pg_bin"]))
-        for name in ("a", "b")
-    ]
-
-
-def _oldest(options: dict[str, Any]) -> tuple[str, PgBinaries]:
-    return min(_found(options), key=lambda f: f[1].major)
+def _by_age(options: dict[str, Any]) -> list[tuple[str, PgBinaries]]:
+    """The two sides' names and programs, the older version first."""
+    pair = sides_of(options)
+    assert pair is not None, "only across servers"
+    return sorted(((side.name, binaries) for side, binaries in pair), key=lambda f: f[1].major)
 
 
 def copy_binaries(
@@ -119,12 +118,11 @@ def copy_binaries(
     pg_dump must be able to read the source, and whose pg_restore an archive (a newer
     pg_restore would write SQL the older version does not know; a plain dump is
     judged by check_dump_script). None: not across servers, the usual programs."""
-    if not (options.get("a_pg_bin") or options.get("b_pg_bin")):
+    if sides_of(options) is None:
         return None
-    name, binaries = _oldest(options)
+    (name, binaries), (_, newest) = _by_age(options)
     if source_dsn is None:
         if dump is not None and not is_plain(dump):
-            newest = max(_found(options), key=lambda f: f[1].major)[1]
             _refuse_newer(archive_writer(newest, dump), name, binaries)
         return binaries
     major = _source_major(source_dsn)
@@ -140,9 +138,9 @@ def copy_binaries(
 def check_dump_script(options: dict[str, Any], script: Path) -> None:
     """Across servers, a plain dump written by a newer pg_dump than the older side's is
     refused: its SQL is not that version's (`SET transaction_timeout`, from 17)."""
-    if not (options.get("a_pg_bin") or options.get("b_pg_bin")):
+    if sides_of(options) is None:
         return
-    name, binaries = _oldest(options)
+    name, binaries = _by_age(options)[0]
     with script.open(errors="replace") as f:
         head = [next(f, "") for _ in range(30)]
     for line in head:
@@ -160,11 +158,6 @@ def _refuse_newer(version: str | None, name: str, binaries: PgBinaries) -> None:
 
 
 def _source_major(dsn: str) -> int:
-    import psycopg
-
-    from ..redact import redact_dsn
-    from ..target.base import first_line
-
     try:
         with psycopg.connect(dsn, connect_timeout=10) as conn:
             return int(conn.info.server_version) // 10000

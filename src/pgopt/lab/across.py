@@ -37,10 +37,6 @@ class Side:
     version: str
     settings: frozenset[str]
 
-    @property
-    def major(self) -> int:
-        return int(self.version.split(".")[0])
-
 
 def across(lab: Lab, sides: tuple[Side, Side], chosen: list[Step]) -> Lab:
     """`lab` with its `chosen` steps placed on the two servers, each on both (pgopt
@@ -48,18 +44,10 @@ def across(lab: Lab, sides: tuple[Side, Side], chosen: list[Step]) -> Lab:
     limit, is not among its comparisons."""
     refuse_companions(lab, chosen)
     if lab.name == "ab":
-        version = {side.name: f"PostgreSQL {side.version}" for side in sides}
-        steps = tuple(
-            replace(
-                s,
-                server=s.name,
-                title=f"{s.title} ({version[s.name]})",
-                changes={**s.changes, "server": version[s.name]},
-            )
-            for s in lab.steps
-        )
+        by_name = {side.name: side for side in sides}
+        steps = tuple(_placed(s, by_name[s.name]) for s in lab.steps)
         if lab.title == DEFAULT_AB_TITLE:
-            lab = replace(lab, title=f"{version['a']} against {version['b']}")
+            lab = replace(lab, title=" against ".join(str(s.changes["server"]) for s in steps))
     else:
         steps = tuple(placed for step in chosen for placed in _pair(step, sides))
     out = replace(lab, steps=steps, metric=replace(lab.metric, ceiling=None))
@@ -67,32 +55,26 @@ def across(lab: Lab, sides: tuple[Side, Side], chosen: list[Step]) -> Lab:
     return out
 
 
+def _placed(step: Step, side: Side) -> Step:
+    """`step` on `side`'s server, its title and what it changes saying which."""
+    version = f"PostgreSQL {side.version}"
+    return replace(
+        step,
+        server=side.name,
+        title=f"{step.title} ({version})",
+        changes={**step.changes, "server": version},
+    )
+
+
 def _pair(step: Step, sides: tuple[Side, Side]) -> tuple[Step, Step]:
-    """X-a and X-b. The article's figure is left out: it is compared along the lab's
-    chain of steps, which a lab across versions does not compare."""
-    a, b = sides
-    step = replace(step, reported=None)
-    first = replace(
-        step,
-        name=f"{step.name}-a",
-        title=f"{step.title} (PostgreSQL {a.version})",
-        parent=None,
-        baseline=True,
-        sweep=None,
-        server="a",
-        changes={**step.changes, "server": f"PostgreSQL {a.version}"},
+    """X-a, the family's baseline, and X-b compared with it. The article's figure is
+    left out: it is compared along the lab's chain of steps, which a lab across
+    versions does not compare."""
+    a, b = (
+        replace(_placed(step, side), name=f"{step.name}-{side.name}", sweep=None, reported=None)
+        for side in sides
     )
-    second = replace(
-        step,
-        name=f"{step.name}-b",
-        title=f"{step.title} (PostgreSQL {b.version})",
-        parent=first.name,
-        baseline=False,
-        sweep=None,
-        server="b",
-        changes={**step.changes, "server": f"PostgreSQL {b.version}"},
-    )
-    return first, second
+    return replace(a, parent=None, baseline=True), replace(b, parent=a.name, baseline=False)
 
 
 def shared_settings(
@@ -139,11 +121,6 @@ def check_settings(lab: Lab, sides: tuple[Side, Side]) -> None:
                 f"{flag} {unknown[0]}: PostgreSQL {side.version} (side {side.name}) has no "
                 f"such setting"
             )
-
-
-def same_binaries(a: Any, b: Any) -> bool:
-    """Both sides run the same installation (an A/A across servers)."""
-    return bool(a.bindir.resolve() == b.bindir.resolve())
 
 
 def settings_across(
