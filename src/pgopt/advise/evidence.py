@@ -87,8 +87,8 @@ def read_server(
                 interval_s=0.1,
                 read_only=True,
             )
-            row_locks = RowLockSampler(params)
-            with sampler, row_locks if any(r.sampled for r in wanted) else nullcontext():
+            row_locks = RowLockSampler(params) if any(r.sampled for r in wanted) else None
+            with sampler, row_locks or nullcontext():
                 time.sleep(sample_s)
             elapsed = time.monotonic() - started
             rated = sorted(({r.query for r in wanted if r.rates} | naming) - set(failed))
@@ -96,9 +96,9 @@ def read_server(
     except psycopg.OperationalError as e:
         raise TargetError(f"cannot read {where}: {first_line(e)}") from e
     after = {**before, **after_rated}
-    if row_locks.error:
+    if row_locks is not None and row_locks.error:
         failed[ROW_LOCKS] = row_locks.error
-    elif row_locks.samples:
+    elif row_locks is not None:
         before[ROW_LOCKS] = after[ROW_LOCKS] = summarize(row_locks.samples)
     evidence = Evidence(
         version_num=int(facts["version_num"]),
@@ -148,7 +148,7 @@ class RowLockSampler:
                     self.samples.append(cur.execute(query, {}, prepare=True).fetchall())
                     self._stop.wait(INTERVAL_S)
         except psycopg.Error as e:
-            self.error = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            self.error = first_line(e)
 
 
 def _installed(rule: Rule, facts: dict[str, Any]) -> bool:
