@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..model.result import LabResult, StepResult
@@ -47,26 +48,37 @@ class StatementComparison:
     compared: int  # statements both steps ran
 
 
-def statement_times(step: StepResult) -> dict[str, tuple[float, float]]:
-    """The workload's statements of a step: query -> (median ms a call, median calls)."""
+def statement_times(
+    step: StepResult, key_of: Callable[[str], str | None] | None = None
+) -> dict[str, tuple[str, float, float]]:
+    """A step's statements, from pg_stat_statements of each run: key -> (the query,
+    median ms a call, median calls a run). `key_of` names a statement by its text
+    (None: not one to count); by default, the text itself, pgopt's own left out."""
+    key_of = key_of or _workload_statement
     times: dict[str, list[float]] = {}
     calls: dict[str, list[float]] = {}
+    text: dict[str, str] = {}
     for run in step.runs:
         for row in (run.stats or {}).get("statements", []):
-            query = str(row["query"])
-            if OWN_STATEMENT.search(query) or not row.get("calls"):
+            key = key_of(str(row["query"]))
+            if key is None or not row.get("calls"):
                 continue
-            times.setdefault(query, []).append(float(row["mean_ms"]))
-            calls.setdefault(query, []).append(float(row["calls"]))
-    return {q: (statistics.median(times[q]), statistics.median(calls[q])) for q in times}
+            times.setdefault(key, []).append(float(row["mean_ms"]))
+            calls.setdefault(key, []).append(float(row["calls"]))
+            text[key] = str(row["query"])
+    return {k: (text[k], statistics.median(times[k]), statistics.median(calls[k])) for k in times}
+
+
+def _workload_statement(query: str) -> str | None:
+    return None if OWN_STATEMENT.search(query) else query
 
 
 def compare_statements(step: StepResult, parent: StepResult) -> StatementComparison:
     before, after = statement_times(parent), statement_times(step)
     moves = [
-        StatementMove(q, before[q][0], ms, calls)
-        for q, (ms, calls) in after.items()
-        if q in before and before[q][0] > 0 and ms > 0
+        StatementMove(q, before[q][1], ms, calls)
+        for q, (_, ms, calls) in after.items()
+        if q in before and before[q][1] > 0 and ms > 0
     ]
     faster = sorted((m for m in moves if m.ratio <= 1 - MOVED), key=lambda m: m.ratio)
     slower = sorted((m for m in moves if m.ratio >= 1 + MOVED), key=lambda m: -m.ratio)

@@ -7,9 +7,9 @@ transaction."""
 from __future__ import annotations
 
 import re
-import statistics
 from typing import Any
 
+from ..analysis.statement_moves import statement_times
 from ..model.result import LabResult, StepResult
 from ..words import plural
 from .workload import write_of
@@ -17,30 +17,22 @@ from .workload import write_of
 TAG = re.compile(r"/\* pgopt (\w+) \*/ ")
 
 
-def statement_times(step: StepResult) -> dict[str, tuple[str, float]]:
-    """Replay tag -> (the query, median ms per call over the runs)."""
-    seen: dict[str, list[float]] = {}
-    text: dict[str, str] = {}
-    for run in step.runs:
-        for row in (run.stats or {}).get("statements", []):
-            tag = TAG.search(row["query"])
-            if tag is None:
-                continue  # not the replay's (pgopt's own sampler, its snapshots)
-            key = tag.group(1)
-            seen.setdefault(key, []).append(float(row["mean_ms"]))
-            text[key] = TAG.sub("", row["query"])
-    return {k: (text[k], statistics.median(v)) for k, v in seen.items()}
+def _replay_tag(query: str) -> str | None:
+    """The replay's tag of a statement (None: not the replay's, e.g. pgopt's sampler)."""
+    tag = TAG.search(query)
+    return tag.group(1) if tag else None
 
 
 def statement_effects(result: LabResult, a: str, b: str) -> list[dict[str, Any]]:
     """Each statement seen under both steps: ms per call under each and B/A, the
     biggest changes first."""
-    before, after = statement_times(result.step(a)), statement_times(result.step(b))
+    before = statement_times(result.step(a), _replay_tag)
+    after = statement_times(result.step(b), _replay_tag)
     rows = []
-    for key, (query, ms_a) in before.items():
+    for key, (tagged, ms_a, _) in before.items():
         if key not in after or ms_a <= 0:
             continue
-        ms_b = after[key][1]
+        query, ms_b = TAG.sub("", tagged), after[key][1]
         rows.append(
             {
                 "statement": key,
