@@ -23,7 +23,7 @@ from pathlib import Path
 import psycopg
 
 from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, PgBinaries, find_binaries
-from pgopt.target.embedded import EmbeddedTarget
+from pgopt.servers.embedded import EmbeddedTarget
 
 
 def hot_database(binaries: PgBinaries, server: EmbeddedTarget) -> str:

@@ -21,7 +21,7 @@ from pathlib import Path
 import psycopg
 
 from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, PgBinaries, find_binaries
-from pgopt.target.embedded import EmbeddedTarget
+from pgopt.servers.embedded import EmbeddedTarget
 
 PLANTED = """\
 create extension pg_stat_statements;

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from pgopt.analysis.verdicts import Rule, paired, verdict
 from pgopt.model.result import LabResult
+from pgopt.servers.embedded import EmbeddedTarget
 from pgopt.store import load_result
-from pgopt.target.embedded import EmbeddedTarget
 
 SMOKE = Path(__file__).resolve().parent.parent / "src/pgopt/labs/smoke"  # pgbench's tables
 SCRIPTS = {"tpcb": "tpcb-like", "select": "select-only"}  # --workload: pgbench's builtin

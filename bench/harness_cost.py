@@ -93,7 +93,7 @@ from harness_summary import GOAL, Measured, harness_summary, interval
 from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, PgBinaries, find_binaries
 from pgopt.engine.plan import draw_rounds
 from pgopt.psql import Psql
-from pgopt.target.embedded import EmbeddedTarget
+from pgopt.servers.embedded import EmbeddedTarget
 
 FLAGS = {
     "plain": [],

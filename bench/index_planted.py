@@ -177,7 +177,7 @@ def main() -> int:
     from common import stop_cleanly_on_signals
 
     from pgopt.cli import main as pgopt
-    from pgopt.target.embedded import EmbeddedTarget
+    from pgopt.servers.embedded import EmbeddedTarget
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dsn", help="a server to plant in (its postgres database)")

@@ -24,7 +24,7 @@ from pathlib import Path
 import psycopg
 
 from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, find_binaries
-from pgopt.target.embedded import EmbeddedTarget
+from pgopt.servers.embedded import EmbeddedTarget
 
 TABLES = 2
 RAND = "--rand-type=uniform"  # sysbench skews its values by default; the replay tests too

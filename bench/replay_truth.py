@@ -39,7 +39,7 @@ from common import stop_cleanly_on_signals
 
 from pgopt.analysis.verdicts import Rule, paired, verdict
 from pgopt.binaries import find_binaries
-from pgopt.target.embedded import EmbeddedTarget
+from pgopt.servers.embedded import EmbeddedTarget
 
 
 @dataclass(frozen=True)

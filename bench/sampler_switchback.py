@@ -53,10 +53,10 @@ from scipy import stats
 
 from pgopt.analysis.verdicts import paired
 from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, find_binaries
+from pgopt.observe.sampler import BENCH_APPLICATION, LAB_SCOPE, WaitSampler, interval_for
 from pgopt.psql import Psql
-from pgopt.sampler import BENCH_APPLICATION, LAB_SCOPE, WaitSampler, interval_for
-from pgopt.target.base import LAB_DATABASE
-from pgopt.target.embedded import EmbeddedTarget
+from pgopt.servers.base import LAB_DATABASE
+from pgopt.servers.embedded import EmbeddedTarget
 
 WARMUP_S = 5
 LAB_RUN_S = 20  # the labs' run length: the sampler's rate is the one such a run gets

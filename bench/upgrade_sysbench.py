@@ -26,7 +26,7 @@ import psycopg
 from index_sysbench import RAND, sysbench
 
 from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, find_binaries
-from pgopt.target.embedded import EmbeddedTarget
+from pgopt.servers.embedded import EmbeddedTarget
 
 PG15_BIN = "/usr/lib/postgresql/15/bin"
 WORKLOAD = "oltp_read_write"  # sysbench's standard mix: point reads, ranges, updates, a delete

@@ -10,7 +10,7 @@ import psycopg
 import pytest
 
 from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, PgBinaries, find_binaries
-from pgopt.target.embedded import EmbeddedTarget
+from pgopt.servers.embedded import EmbeddedTarget
 
 pytestmark = pytest.mark.integration
 

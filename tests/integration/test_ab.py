@@ -15,8 +15,8 @@ import pytest
 from pgopt.ab.source import dump_source
 from pgopt.binaries import PgBinaries
 from pgopt.cli import main
+from pgopt.servers.embedded import EmbeddedTarget
 from pgopt.store import load_document
-from pgopt.target.embedded import EmbeddedTarget
 
 from .conftest import LOCAL_DSN, local_server_answers
 from .test_attached import dsn, server_state

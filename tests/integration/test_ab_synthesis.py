@@ -12,8 +12,8 @@ import pytest
 
 from pgopt.binaries import PgBinaries
 from pgopt.cli import main
+from pgopt.servers.embedded import EmbeddedTarget
 from pgopt.store import load_document
-from pgopt.target.embedded import EmbeddedTarget
 
 SCHEMA = """\
 create table orders (id bigint generated always as identity primary key,

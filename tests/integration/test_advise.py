@@ -17,7 +17,7 @@ from bench.advise_planted import live_workload, plant
 
 from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, PgBinaries, find_binaries
 from pgopt.cli import main
-from pgopt.target.embedded import EmbeddedTarget
+from pgopt.servers.embedded import EmbeddedTarget
 
 from .conftest import LOCAL_DSN, local_server_answers
 

@@ -11,7 +11,7 @@ import pytest
 
 from pgopt.binaries import PgBinaries
 from pgopt.errors import SettingsError, TargetError
-from pgopt.target.embedded import EmbeddedTarget
+from pgopt.servers.embedded import EmbeddedTarget
 
 from .conftest import pgopt_processes
 
@@ -118,7 +118,7 @@ def test_a_port_taken_before_the_server_binds_it_is_replaced(
 ) -> None:
     """Two pgopt runs at once (or a test suite's workers) may choose the same free port:
     the second server starts again on another instead of failing."""
-    from pgopt.target import embedded
+    from pgopt.servers import embedded
 
     with socket.socket() as busy:
         busy.bind(("127.0.0.1", 0))

@@ -19,7 +19,7 @@ from bench.index_planted import QUERIES, WORKLOAD, planted_database
 
 from pgopt.binaries import PgBinaries
 from pgopt.cli import main
-from pgopt.target.embedded import EmbeddedTarget
+from pgopt.servers.embedded import EmbeddedTarget
 
 from .conftest import LOCAL_DSN, local_server_answers
 

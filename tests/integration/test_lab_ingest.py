@@ -7,8 +7,8 @@ from pgopt.lab import load_lab
 from pgopt.lab.catalog import LABS_DIR
 from pgopt.probes import ProbeContext
 from pgopt.probes.ingest import copy_rows
+from pgopt.servers.embedded import EmbeddedTarget
 from pgopt.store import load_document
-from pgopt.target.embedded import EmbeddedTarget
 
 
 def test_every_way_writes_the_same_rows(tmp_path: Path, workdir: Path) -> None:

@@ -7,7 +7,7 @@ import pytest
 from pgopt.errors import BenchError
 from pgopt.pgbench.command import PgbenchSpec, QueryMode, ScriptRef
 from pgopt.pgbench.runner import run_pgbench
-from pgopt.target.embedded import EmbeddedTarget
+from pgopt.servers.embedded import EmbeddedTarget
 
 
 @pytest.mark.serial

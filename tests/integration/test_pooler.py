@@ -11,10 +11,10 @@ from typing import cast
 import pytest
 
 from pgopt.cli import main
+from pgopt.servers import pooler
+from pgopt.servers.base import Target
+from pgopt.servers.reaping import reap_stale
 from pgopt.store import load_document
-from pgopt.target import pooler
-from pgopt.target.base import Target
-from pgopt.target.reaping import reap_stale
 
 from .conftest import pgopt_processes
 

@@ -21,11 +21,11 @@ from typing import Any
 import psycopg
 import pytest
 
-from pgopt.ab import parameters
 from pgopt.binaries import PgBinaries
 from pgopt.cli import main
+from pgopt.replay import parameters
+from pgopt.servers.embedded import EmbeddedTarget
 from pgopt.store import load_document
-from pgopt.target.embedded import EmbeddedTarget
 
 SYSBENCH = shutil.which("sysbench")
 TABLES, ROWS, THREADS = 2, 30_000, 4

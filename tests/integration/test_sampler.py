@@ -11,8 +11,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from pgopt.sampler import BENCH_APPLICATION, WaitSampler
-from pgopt.target.embedded import EmbeddedTarget
+from pgopt.observe.sampler import BENCH_APPLICATION, WaitSampler
+from pgopt.servers.embedded import EmbeddedTarget
 
 # the sampler counts samples in a second: work on the other core would thin them
 pytestmark = pytest.mark.serial

@@ -15,10 +15,10 @@ from psycopg.conninfo import make_conninfo
 
 from pgopt.binaries import PgBinaries
 from pgopt.cli import main
-from pgopt.sampler import BENCH_APPLICATION
+from pgopt.observe.sampler import BENCH_APPLICATION
+from pgopt.servers.embedded import EmbeddedTarget
+from pgopt.servers.standby import EmbeddedStandby, wait_for_replay
 from pgopt.store import load_document
-from pgopt.target.embedded import EmbeddedTarget
-from pgopt.target.standby import EmbeddedStandby, wait_for_replay
 
 from .conftest import pgopt_processes
 

@@ -14,7 +14,7 @@ import psycopg
 import pytest
 
 from pgopt.cli import main
-from pgopt.target.embedded import default_workdir_base
+from pgopt.servers.embedded import default_workdir_base
 
 from .conftest import LOCAL_DSN, local_server_answers
 from .test_ab import write_ab

@@ -10,12 +10,12 @@ import re
 
 import pytest
 
-from pgopt.ab.catalog import Catalog, Column, SourceStatement, SourceWorkload
-from pgopt.ab.draws import DRAW, Pool, Span, compact, pool_from_rows, pool_from_stats, sample
-from pgopt.ab.param_binding import ColumnUse, Operand, Table
-from pgopt.ab.sql_params import shape_of
-from pgopt.ab.synthesize import select, synthesize
-from pgopt.ab.workload_files import keys_sql, workload_markdown
+from pgopt.replay.catalog import Catalog, Column, SourceStatement, SourceWorkload
+from pgopt.replay.draws import DRAW, Pool, Span, compact, pool_from_rows, pool_from_stats, sample
+from pgopt.replay.param_binding import ColumnUse, Operand, Table
+from pgopt.replay.replayable import shape_of
+from pgopt.replay.synthesize import select, synthesize
+from pgopt.replay.workload_files import keys_sql, workload_markdown
 
 CATALOG = Catalog(
     tables={

@@ -10,7 +10,7 @@ import pytest
 from pgopt.analysis.verdicts import Verdict
 from pgopt.errors import UsageError
 from pgopt.model.codec import DecodeError, decode, encode, schema_problem
-from pgopt.result import build_result
+from pgopt.result.build import build_result
 from pgopt.store import load_result
 
 from .test_result import outcome_with

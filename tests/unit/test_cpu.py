@@ -3,7 +3,7 @@
 import os
 import time
 
-from pgopt.target.cpu import children, consistent_tree_total, process_cpu_s, tree_cpu_s
+from pgopt.servers.cpu import children, consistent_tree_total, process_cpu_s, tree_cpu_s
 
 
 def test_cpu_time_of_this_process_grows_as_it_works() -> None:

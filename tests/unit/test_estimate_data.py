@@ -8,8 +8,8 @@ from pgopt.ab.lab import ab_lab
 from pgopt.ab.spec import AbSpec, Script, Variant
 from pgopt.engine.estimate import BUILD_BPS, CLONE_BPS, DUMP_BPS, RESTORE_BPS, estimate
 from pgopt.engine.plan import plan_steps
-from pgopt.model.facts import ServerFacts
 from pgopt.params import resolve_params
+from pgopt.servers.facts import ServerFacts
 
 FACTS = ServerFacts(kind="embedded", version_num=180006, pgbench_major=18, contexts={})
 GB = 10**9

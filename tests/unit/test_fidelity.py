@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from pgopt.ab.fidelity import THRESHOLDS, assess
 from pgopt.lab.spec import ReplaySpec, SourceFigures
 from pgopt.model.result import Run
+from pgopt.replay.fidelity import THRESHOLDS, assess
 
 SOURCE = (
     SourceFigures(

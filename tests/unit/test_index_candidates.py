@@ -4,7 +4,6 @@ under a write load."""
 
 from typing import Any
 
-from pgopt.ab.catalog import SourceStatement
 from pgopt.indexes.candidates import (
     Candidate,
     ColumnStats,
@@ -17,6 +16,7 @@ from pgopt.indexes.candidates import (
 from pgopt.indexes.scans import Key, scans_of
 from pgopt.indexes.selection import Checked, choose, weigh
 from pgopt.indexes.workload import Statement, chosen, from_file, write_of
+from pgopt.replay.catalog import SourceStatement
 
 
 def seq_scan(

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from pgopt.ab.capture import capture_of, literal_values
-from pgopt.ab.catalog import SourceStatement
-from pgopt.ab.draws import DRAW, Span, pool_from_values, sample
-from pgopt.ab.log_reader import LogError, prefix_pattern, read_log
-from pgopt.ab.synthesize import select, synthesize
+from pgopt.replay.capture import capture_of, literal_values
+from pgopt.replay.catalog import SourceStatement
+from pgopt.replay.draws import DRAW, Span, pool_from_values, sample
+from pgopt.replay.log_reader import LogError, prefix_pattern, read_log
+from pgopt.replay.synthesize import select, synthesize
 from tests.unit.test_ab_synthesis import CATALOG, POOLS
 
 LOGS = Path(__file__).parent.parent / "data" / "logs"

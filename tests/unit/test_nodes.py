@@ -6,7 +6,7 @@ import math
 import pytest
 
 from pgopt.engine.nodes import node_facts, share
-from pgopt.monitor import series_facts
+from pgopt.observe.monitor import series_facts
 
 MODEL = "model: tx/s with each node on a 2-core machine of its own"
 

@@ -9,7 +9,7 @@ from pgopt.analysis.verdicts import FIXED_ALPHA, LOOKS, SEQUENTIAL_ALPHA
 from pgopt.engine.plan import draw_rounds, make_plan, split_segments
 from pgopt.errors import LabError, SettingsError
 from pgopt.lab import load_lab
-from pgopt.model.facts import ServerFacts
+from pgopt.servers.facts import ServerFacts
 
 from .test_lab_load import write_lab
 

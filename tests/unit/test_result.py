@@ -16,7 +16,7 @@ from pgopt.model.observation import PhaseObservation
 from pgopt.model.outcomes import ExperimentOutcome, RunRecord, StepOutcome
 from pgopt.params import resolve_params
 from pgopt.report.markdown import render_markdown
-from pgopt.result import build_result
+from pgopt.result.build import build_result
 
 from .test_lab_load import MINIMAL, write_lab
 

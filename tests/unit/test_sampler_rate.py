@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from pgopt.sampler import MAX_RATE_HZ, MIN_RATE_HZ, interval_for
+from pgopt.observe.sampler import MAX_RATE_HZ, MIN_RATE_HZ, interval_for
 
 
 @pytest.mark.parametrize(

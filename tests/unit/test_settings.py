@@ -3,7 +3,7 @@
 import pytest
 
 from pgopt.errors import SettingsError
-from pgopt.target.settings import classify_settings, normalize, refuse_for_attached
+from pgopt.servers.settings import classify_settings, normalize, refuse_for_attached
 
 CONTEXTS = {
     "synchronous_commit": "user",

@@ -22,7 +22,7 @@ import psycopg
 from ..errors import UsageError
 from ..redact import redact_dsn
 from ..report.fmt import format_bytes
-from ..target.base import first_line
+from ..servers.base import first_line
 from .sample import READ_ONLY, SAMPLE_FROM_BYTES
 
 TABLES_SQL = """\

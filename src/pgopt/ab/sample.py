@@ -27,7 +27,7 @@ from psycopg import sql
 
 from ..errors import UsageError
 from ..redact import redact_dsn
-from ..target.base import first_line
+from ..servers.base import first_line
 
 SAMPLE_FROM_BYTES = 1 << 20
 READ_ONLY = "-c default_transaction_read_only=on -c statement_timeout=0 -c lock_timeout=5s"

@@ -36,7 +36,7 @@ from ..binaries import PgBinaries
 from ..errors import UsageError
 from ..psql import Psql
 from ..redact import redact_dsn
-from ..target.base import first_line
+from ..servers.base import first_line
 from .sample import write_sampled
 
 COLUMN_OPTIONS = frozenset({"n_distinct", "n_distinct_inherited"})  # ALTER COLUMN ... SET (...)

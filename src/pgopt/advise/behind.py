@@ -19,7 +19,7 @@ from pglast import ast, parse_sql
 from pglast.enums.parsenodes import TransactionStmtKind
 from pglast.parser import ParseError
 
-from ..ab.workload_files import flat_query
+from ..replay.workload_files import flat_query
 from ..sqltree import walk
 
 TOP = 5

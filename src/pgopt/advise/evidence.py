@@ -26,10 +26,10 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 
 from ..errors import TargetError
+from ..observe.sampler import Scope, WaitSampler
 from ..queries import load
 from ..redact import redact_dsn
-from ..sampler import Scope, WaitSampler
-from ..target.base import first_line
+from ..servers.base import first_line
 from .behind import STATEMENTS
 from .findings import Evidence, Readings
 from .row_locks import INTERVAL_S, summarize

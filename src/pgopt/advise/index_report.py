@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ab.workload_files import flat_query as short_query
+from ..replay.workload_files import flat_query as short_query
 from ..report.blocks import (
     Block,
     Cell,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from ..ab.workload_files import flat_query
+from ..replay.workload_files import flat_query
 from ..report.blocks import (
     Cell,
     Code,

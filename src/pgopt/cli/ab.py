@@ -17,18 +17,18 @@ from ..ab.data_size import CopySize, check_disk, read_tables
 from ..ab.lab import StepsOf, ab_lab
 from ..ab.source import dump_source, script_of_dump
 from ..ab.spec import AbFlags, AbSpec, flag_settings, read_spec
-from ..ab.statements import synthesize_from
-from ..ab.workload_files import write_workload
 from ..binaries import CLIENT_PROGRAMS, PgBinaries, find_binaries
 from ..errors import BenchError, Failed, UsageError
 from ..lab.across import shared_settings
 from ..lab.spec import DataCopy
 from ..model.result import LabResult
 from ..redact import redact_dsn, redactor
+from ..replay.source_reader import synthesize_from
+from ..replay.workload_files import write_workload
 from ..report.fmt import format_bytes
 from ..report.gate import Gate, GateItem, evaluate
+from ..servers.embedded import default_workdir_base
 from ..store import new_run_dir
-from ..target.embedded import default_workdir_base
 from ..words import plural
 from .ab_synthesis import as_the_source_ran, replay_spec, say_synthesis
 from .across import across_options, check_dump_script, copy_binaries, sides_of

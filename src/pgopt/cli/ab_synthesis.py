@@ -14,9 +14,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..ab.spec import AbSpec
-from ..ab.synthesize import Synthesis
-from ..ab.workload_files import flat_query
 from ..lab.spec import ReplaySpec, SourceFigures
+from ..replay.synthesize import Synthesis
+from ..replay.workload_files import flat_query
 from .app import err
 
 DEFAULT_CLIENTS = 2  # an A/B's clients when nothing else says (ab/lab.py)

@@ -24,9 +24,9 @@ from ..binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, PgBinaries, find_binari
 from ..errors import UsageError
 from ..lab.across import Side
 from ..redact import redact_dsn
-from ..target.base import first_line
-from ..target.embedded import EmbeddedTarget
-from ..target.facts import embedded_facts
+from ..servers.base import first_line
+from ..servers.binary_facts import embedded_facts
+from ..servers.embedded import EmbeddedTarget
 from .app import err
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import click
 
-from ..ab.statements import synthesize_from
 from ..advise.advice import advice_document, advise
 from ..advise.evidence import read_server, session_params
 from ..advise.report import advice_report
@@ -17,6 +16,7 @@ from ..advise.rules import all_rules
 from ..errors import UsageError
 from ..indexes.outcome import RULE
 from ..redact import redact_dsn, redactor
+from ..replay.source_reader import synthesize_from
 from ..report import markdown
 from ..report.terminal import print_document_summary
 from ..store import new_run_dir, write_atomic

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any
 
 from ..ab.spec import AbSpec, Script, Variant
-from ..ab.statements import scripts_for, statements_naming
-from ..ab.synthesize import Synthesis
-from ..ab.workload_files import write_workload
 from ..advise.advice import Advice
 from ..advise.prove import ProofPlan, plan_proof, verdict_of
 from ..errors import UsageError
+from ..replay.source_reader import scripts_for, statements_naming
+from ..replay.synthesize import Synthesis
+from ..replay.workload_files import write_workload
 from .ab import run_ab
 from .app import err
 

@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from ..ab.spec import AbSpec, Variant
-from ..ab.statements import scripts_for
-from ..ab.synthesize import Synthesis
 from ..advise.prove import verdict_of
 from ..indexes.outcome import RULE, IndexAdvice
 from ..indexes.proof_reading import ADDED, LEFT_OUT, statement_effects, wal_per_tx, worded
 from ..indexes.selection import Weighed
 from ..indexes.workload import Statement
+from ..replay.source_reader import scripts_for
+from ..replay.synthesize import Synthesis
 from .ab import run_ab
 from .advise_proof import PROOF_OPTIONS, write_scripts
 from .app import err

@@ -16,11 +16,9 @@ from rich.markup import escape
 from ..binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, find_binaries
 from ..engine.estimate import estimate
 from ..engine.plan import plan_steps
-from ..engine.session import run_session
 from ..errors import UsageError
 from ..lab.across import across
 from ..lab.spec import Lab
-from ..model.facts import both
 from ..model.result import LabResult
 from ..params import (
     LATENCY_RUNS,
@@ -30,14 +28,16 @@ from ..params import (
     resolve_params,
     select_steps,
 )
-from ..progress import ConsoleDisplay
 from ..redact import redact_dsn, redactor
 from ..report.terminal import print_summary
+from ..running.progress import ConsoleDisplay
+from ..running.session import run_session
+from ..servers.attached import AttachedTarget
+from ..servers.base import Target
+from ..servers.binary_facts import embedded_facts
+from ..servers.embedded import EmbeddedTarget
+from ..servers.facts import both
 from ..store import new_run_dir
-from ..target.attached import AttachedTarget
-from ..target.base import Target
-from ..target.embedded import EmbeddedTarget
-from ..target.facts import embedded_facts
 from .across import Pair, servers_of, sides_of
 from .app import err, out, say_written
 

@@ -18,9 +18,9 @@ from ..binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, find_binaries
 from ..errors import UsageError
 from ..machine import read_facts
 from ..params import parse_size
+from ..servers.binary_facts import embedded_facts
+from ..servers.embedded import default_workdir_base
 from ..store import new_run_dir, write_atomic
-from ..target.embedded import default_workdir_base
-from ..target.facts import embedded_facts
 from ..tune import output, server
 from ..tune.facts import ServerSettings, Storage, platform_of
 from ..tune.inputs import Given, Place, assemble

@@ -8,9 +8,9 @@ from contextlib import AbstractContextManager
 
 from ..lab.spec import Lab, Step
 from ..params import RunParams
-from ..target import pooler, shards, standby
-from ..target.base import Target
-from ..target.embedded import EmbeddedTarget
+from ..servers import pooler, shards, standby
+from ..servers.base import Target
+from ..servers.embedded import EmbeddedTarget
 from .display import Display
 
 

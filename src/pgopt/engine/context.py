@@ -11,7 +11,7 @@ from ..lab import expressions
 from ..lab.spec import Lab, Step
 from ..params import RunParams
 from ..psql import Psql
-from ..target.base import Target
+from ..servers.base import Target
 from .display import Display
 from .plan import step_settings
 

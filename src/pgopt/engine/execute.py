@@ -38,18 +38,18 @@ from ..model.outcomes import (
     StepOutcome,
     TimeSpent,
 )
-from ..monitor import SqlMonitor, series_facts
-from ..observe import Observer
+from ..observe.monitor import SqlMonitor, series_facts
+from ..observe.observer import Observer
 from ..params import RunParams, select_steps
 from ..report.fields import describe_across
-from ..target.base import Target, first_line
+from ..servers.base import Target, first_line
 from . import companions, data_setup, nodes, plan_capture, workloads
 from .checks import compare_same_checks, measure_facts, record_step_checks, run_checks
 from .context import RunContext
 from .display import Display
 from .plan import Plan, Round, Segment, plan_steps
 from .run_warnings import contention_warning, run_warnings
-from .servers import Servers
+from .server_pair import Servers
 from .templates import DataTemplates
 
 

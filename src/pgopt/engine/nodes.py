@@ -30,7 +30,7 @@ from typing import TypeVar
 
 from ..errors import LabError
 from ..lab.spec import Step
-from ..target.base import Target
+from ..servers.base import Target
 from .context import RunContext
 
 T = TypeVar("T")

@@ -21,9 +21,9 @@ from ..analysis.verdicts import FIXED_ALPHA, LOOKS, SEQUENTIAL_ALPHA
 from ..errors import LabError
 from ..lab import expressions
 from ..lab.spec import Lab, Step
-from ..model.facts import ServerFacts
 from ..params import RunParams, select_steps
-from ..target.settings import unsupported_reason
+from ..servers.facts import ServerFacts
+from ..servers.settings import unsupported_reason
 from ..words import plural
 
 

@@ -22,7 +22,7 @@ from ..analysis.statement_moves import OWN_STATEMENT
 from ..model.outcomes import StepOutcome
 from ..model.plans import StatementPlan
 from ..plans.generic import PlanError, generic_plan, makes_a_plan
-from ..target.base import Target
+from ..servers.base import Target
 
 MAX_PLANS = 8
 

@@ -10,7 +10,7 @@ from psycopg import sql
 from .. import machine
 from ..analysis import guards
 from ..model.outcomes import RunRecord
-from ..target.base import Target
+from ..servers.base import Target
 
 
 def contention_warning(target: Target, table: str | None, clients: int) -> str | None:

@@ -37,11 +37,11 @@ from typing import Any
 
 import psycopg
 
-from .. import snapshots
 from ..lab.spec import Step
+from ..observe import snapshots
 from ..report.fmt import format_bytes
-from ..target import databases
-from ..target.base import LAB_DATABASE
+from ..servers import databases
+from ..servers.base import LAB_DATABASE
 from ..words import plural
 from .context import RunContext
 from .script_writes import first_write

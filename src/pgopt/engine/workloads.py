@@ -24,10 +24,10 @@ from ..analysis.noise import contamination
 from ..errors import BenchError, LabError
 from ..lab.spec import MetricSource, Phase, PhaseAction, Step
 from ..model.outcomes import RunRecord
-from ..model.pgbench_run import PgbenchResult
-from ..observe import Observer
+from ..observe.observer import Observer
 from ..pgbench.background import BackgroundRun
 from ..pgbench.command import PgbenchSpec, ScriptRef
+from ..pgbench.record import PgbenchResult
 from ..pgbench.runner import run_pgbench
 from ..pgbench.transaction_log import trusted_rates
 from ..store import save_raw

@@ -24,7 +24,7 @@ from ..binaries import CLIENT_PROGRAMS, PgBinaries
 from ..plans.generic import PlanError, generic_plan
 from ..plans.shape import Plan, indexes_used, total_cost
 from ..psql import Psql
-from ..target.embedded import EmbeddedTarget, default_workdir_base
+from ..servers.embedded import EmbeddedTarget, default_workdir_base
 from .candidates import Candidate
 from .live import relations
 from .selection import Checked

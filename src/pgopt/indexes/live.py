@@ -17,10 +17,10 @@ import psycopg
 from pglast.parser import ParseError
 from psycopg.rows import dict_row
 
-from ..ab.catalog import SourceStatement
 from ..plans.generic import PlanError, generic_plan, parameter_count
 from ..plans.shape import Plan, nodes
 from ..queries import load
+from ..replay.catalog import SourceStatement
 from ..sqltree import tables_read
 from .candidates import ColumnStats, ExistingIndex, TableFacts
 from .scans import Key

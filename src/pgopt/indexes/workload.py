@@ -11,8 +11,8 @@ from typing import Any
 from pglast import ast, parse_sql
 from pglast.parser import ParseError
 
-from ..ab.catalog import SourceStatement
-from ..ab.synthesize import COVER
+from ..replay.catalog import SourceStatement
+from ..replay.synthesize import COVER
 from ..sqltree import PLANNABLE, tables_read
 
 MAX_STATEMENTS = 40

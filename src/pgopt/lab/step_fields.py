@@ -16,7 +16,7 @@ from typing import Any
 from .. import probes
 from ..errors import LabError
 from ..pgbench.command import QueryMode, ScriptRef, check_extra_args
-from ..target.settings import normalize
+from ..servers.settings import normalize
 from ..words import plural
 from . import expressions
 from .spec import Background, Fact, Metric, Phase, PhaseAction, RunDefaults, Step

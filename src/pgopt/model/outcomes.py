@@ -12,8 +12,8 @@ from typing import Any
 from ..engine.plan import Plan
 from ..lab.spec import Lab, Step
 from ..params import RunParams
+from ..pgbench.record import PgbenchResult
 from .observation import Observation
-from .pgbench_run import PgbenchResult
 from .plans import StatementPlan
 from .result import TemplateRecord
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from ..model.pgbench_run import PgbenchResult
+from .record import PgbenchResult
 
 
 class BackgroundRun:

@@ -17,11 +17,11 @@ from pathlib import Path
 
 from .. import stopping
 from ..errors import BenchError, BinariesError
-from ..model.pgbench_run import PgbenchResult
 from ..processes import CLIENT_ESCALATION, stop
 from ..redact import redactor
 from .command import PgbenchSpec, build_args
 from .parse import abort_message, parse_summary
+from .record import PgbenchResult
 from .transaction_log import TransactionLog, read_transaction_log
 
 

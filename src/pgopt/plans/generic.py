@@ -18,8 +18,8 @@ import psycopg
 from pglast import ast, parse_sql
 from pglast.parser import ParseError
 
+from ..servers.base import first_line
 from ..sqltree import PLANNABLE, walk
-from ..target.base import first_line
 
 GENERIC_PLAN_FROM = 160000
 PREPARED_NAME = "pgopt_generic_plan"

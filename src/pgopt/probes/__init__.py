@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import LabError
-from ..target.base import Target
+from ..servers.base import Target
 
 
 @dataclass(frozen=True)

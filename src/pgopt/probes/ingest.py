@@ -19,7 +19,7 @@ from typing import Any
 
 import psycopg
 
-from ..sampler import BENCH_APPLICATION
+from ..observe.sampler import BENCH_APPLICATION
 from . import Probe, ProbeContext, always_available
 
 TABLE = "login_ingest"

@@ -31,8 +31,8 @@ from typing import Any
 
 import psycopg
 
-from ..sampler import BENCH_APPLICATION
-from ..target.base import Target
+from ..observe.sampler import BENCH_APPLICATION
+from ..servers.base import Target
 from . import Probe, ProbeContext, always_available
 
 CONFLICT_WITH_RECOVERY = "40001"  # a query cancelled, or a session ended, by the standby

@@ -30,7 +30,7 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
 from ..errors import UsageError
-from ..target.base import first_line
+from ..servers.base import first_line
 
 PROC = Path("/proc/net")
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address

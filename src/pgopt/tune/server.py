@@ -16,8 +16,8 @@ from ..binaries import PgBinaries
 from ..errors import TargetError
 from ..queries import load
 from ..redact import redact_dsn
-from ..target.base import first_line
-from ..target.embedded import EmbeddedTarget
+from ..servers.base import first_line
+from ..servers.embedded import EmbeddedTarget
 from .facts import ServerSettings, platform_of
 
 READ_ONLY = "-c default_transaction_read_only=on -c statement_timeout=30s -c lock_timeout=2s"

@@ -1,4 +1,4 @@
-"""What planning needs to know about the server a lab runs on."""
+"""What planning needs to know about the server a lab runs on (pure)."""
 
 from __future__ import annotations
 

@@ -16,8 +16,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.status import Status
 
-from .lab.spec import Step
-from .report.fmt import format_rate
+from ..lab.spec import Step
+from ..report.fmt import format_rate
 
 REDRAWS_PER_S = 1  # the line counts whole seconds; more would only spin the spinner
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import psycopg
 
-from .target.base import Target
+from ..servers.base import Target
 
 MONITOR_APPLICATION = "pgopt-monitor"
 

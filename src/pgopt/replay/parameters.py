@@ -24,7 +24,7 @@ from .draws import (
     pool_from_values,
 )
 from .param_binding import ColumnUse, Operand, Table
-from .sql_params import shape_of
+from .replayable import shape_of
 
 if TYPE_CHECKING:
     from .synthesize import Candidate

@@ -40,9 +40,9 @@ from typing import Any, Protocol
 
 import psycopg
 
-from .model.observation import SamplerCost
-from .queries import load
-from .target.base import LAB_DATABASE
+from ..model.observation import SamplerCost
+from ..queries import load
+from ..servers.base import LAB_DATABASE
 
 SAMPLES_PER_RUN = 150
 MAX_RATE_HZ = 5.0

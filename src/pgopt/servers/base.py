@@ -13,8 +13,8 @@ from psycopg.conninfo import make_conninfo
 
 from ..binaries import PgBinaries
 from ..errors import TargetError
-from ..model.facts import ServerFacts
 from ..queries import load
+from .facts import ServerFacts
 from .settings import SettingChange, classify_settings, normalize
 
 LAB_DATABASE = "pgopt_lab"

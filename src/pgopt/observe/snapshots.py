@@ -16,8 +16,8 @@ from typing import Any
 import psycopg
 from psycopg.rows import dict_row
 
-from .analysis.observed import Snapshot
-from .queries import find, load
+from ..analysis.observed import Snapshot
+from ..queries import find, load
 
 
 def _rows(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..pgbench.parse import Summary
-from ..pgbench.transaction_log import TransactionLog
+from .parse import Summary
+from .transaction_log import TransactionLog
 
 
 @dataclass(frozen=True)

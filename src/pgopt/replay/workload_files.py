@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..ab.spec import Script
 from .parameters import KEYS_SCHEMA
-from .spec import Script
 from .synthesize import MAX_SCRIPTS, Synthesis
 
 

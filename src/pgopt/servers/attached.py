@@ -19,17 +19,13 @@ from psycopg.conninfo import conninfo_to_dict
 
 from ..binaries import PgBinaries
 from ..errors import SettingsError, TargetError, UsageError
-from ..model.facts import ServerFacts
 from ..queries import load
 from ..redact import redact_dsn, redactor
 from . import databases
 from .base import LAB_COMMENT, LAB_DATABASE, Target, first_line
 from .embedded import reload_and_wait
-from .settings import (
-    SESSION_CONTEXTS,
-    SettingChange,
-    refuse_for_attached,
-)
+from .facts import ServerFacts
+from .settings import SESSION_CONTEXTS, SettingChange, refuse_for_attached
 
 
 class AttachedTarget(Target):

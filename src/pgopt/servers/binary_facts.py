@@ -7,7 +7,7 @@ import subprocess
 
 from ..binaries import PgBinaries
 from ..errors import BinariesError
-from ..model.facts import ServerFacts
+from .facts import ServerFacts
 
 
 def embedded_facts(binaries: PgBinaries) -> ServerFacts:

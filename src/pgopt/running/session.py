@@ -9,16 +9,16 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..engine.display import Display
+from ..engine.execute import Experiment
 from ..lab.spec import Lab, MetricSource
 from ..model.result import LabResult
 from ..params import RunParams
 from ..report.write import write_reports
-from ..result import build_result
+from ..result.build import build_result
+from ..servers.base import Target
 from ..store import write_result
-from ..target.base import Target
 from ..words import plural
-from .display import Display
-from .execute import Experiment
 
 
 @dataclass(frozen=True)

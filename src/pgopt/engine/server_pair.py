@@ -17,8 +17,8 @@ from typing import Any
 from ..binaries import PgBinaries
 from ..lab.across import settings_across
 from ..lab.spec import Step
-from ..model.facts import ServerFacts, both
-from ..target.base import Target
+from ..servers.base import Target
+from ..servers.facts import ServerFacts, both
 
 # every setting's built-in default, but those fixed at build time (server_version, ...)
 SETTINGS_SQL = "select name, boot_val, unit from pg_settings where context <> 'internal'"

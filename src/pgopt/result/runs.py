@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .analysis import stats
-from .model.outcomes import RunRecord
-from .model.result import Latency, Run, RunPhase, Statement
-from .pgbench.parse import percentile
+from ..analysis import stats
+from ..model.outcomes import RunRecord
+from ..model.result import Latency, Run, RunPhase, Statement
+from ..pgbench.parse import percentile
 
 
 def server_cpu_us_per_tx(runs: list[RunRecord]) -> list[float]:

@@ -4,8 +4,8 @@ and the rest, for result.json's `time` and the reports."""
 
 from __future__ import annotations
 
-from .model.outcomes import ExperimentOutcome
-from .model.result import TimeBreakdown
+from ..model.outcomes import ExperimentOutcome
+from ..model.result import TimeBreakdown
 
 
 def time_breakdown(outcome: ExperimentOutcome) -> TimeBreakdown:

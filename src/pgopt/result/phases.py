@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .analysis import bottleneck, observed, stats
-from .analysis.comparisons import Pair
-from .analysis.verdicts import Decision
-from .model.outcomes import RunRecord
-from .model.result import Phase, Ratio
+from ..analysis import bottleneck, observed, stats
+from ..analysis.comparisons import Pair
+from ..analysis.verdicts import Decision
+from ..model.outcomes import RunRecord
+from ..model.result import Phase, Ratio
 
 
 def phase_names(runs: list[RunRecord]) -> list[str]:

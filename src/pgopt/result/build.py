@@ -10,10 +10,9 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from . import machine
-from .ab.fidelity import assess
-from .analysis import bottleneck, guards, observed, stats
-from .analysis.comparisons import (
+from .. import machine
+from ..analysis import bottleneck, guards, observed, stats
+from ..analysis.comparisons import (
     Pair,
     baseline_of,
     evidence,
@@ -21,7 +20,7 @@ from .analysis.comparisons import (
     reference_of,
     run_samples,
 )
-from .analysis.verdicts import (
+from ..analysis.verdicts import (
     LOOKS,
     MIN_ROUNDS,
     SEQUENTIAL_ALPHA,
@@ -30,11 +29,11 @@ from .analysis.verdicts import (
     Rule,
     Verdict,
 )
-from .lab.spec import Lab, Metric
-from .lab.spec import Reported as ReportedSpec
-from .model.codec import SCHEMA
-from .model.outcomes import ExperimentOutcome, StepOutcome
-from .model.result import (
+from ..lab.spec import Lab, Metric
+from ..lab.spec import Reported as ReportedSpec
+from ..model.codec import SCHEMA
+from ..model.outcomes import ExperimentOutcome, StepOutcome
+from ..model.result import (
     IDENTITY,
     Ceiling,
     Check,
@@ -55,11 +54,12 @@ from .model.result import (
     TopWait,
     VerdictRule,
 )
-from .redact import redactor
-from .result_phases import step_phases
-from .result_runs import latency, observer_summary, run_result, server_cpu_us_per_tx
-from .result_time import time_breakdown
-from .words import plural
+from ..redact import redactor
+from ..replay.fidelity import assess
+from ..words import plural
+from .phases import step_phases
+from .runs import latency, observer_summary, run_result, server_cpu_us_per_tx
+from .time_spent import time_breakdown
 
 
 def build_result(

@@ -10,11 +10,11 @@ from typing import Any
 
 import psycopg
 
+from ..analysis.observed import delta
+from ..model.observation import Observation, PhaseObservation
+from ..servers.base import Target
 from . import snapshots
-from .analysis.observed import delta
-from .model.observation import Observation, PhaseObservation
 from .sampler import LAB_SCOPE, Scope, WaitSampler, interval_for
-from .target.base import Target
 
 
 class Observer:

@@ -27,8 +27,8 @@ from .catalog import Catalog, SourceStatement, SourceWorkload
 from .draws import INTEGER_TYPES, Pool
 from .param_binding import ColumnUse, Operand
 from .parameters import Key, draws_of, new_key
+from .replayable import Shape, shape_of
 from .scripts import Block, Script, autocommit_scripts, block, choices, transaction_script
-from .sql_params import Shape, shape_of
 
 COVER = 0.90
 MAX_SCRIPTS = 100  # pgbench takes at most 128 scripts

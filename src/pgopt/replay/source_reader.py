@@ -27,8 +27,8 @@ from psycopg.rows import dict_row
 from ..errors import UsageError
 from ..queries import load
 from ..redact import redact_dsn
+from ..servers.base import first_line
 from ..sqltree import tables_read
-from ..target.base import first_line
 from .capture import Capture, capture_of
 from .catalog import Catalog, Column, SourceStatement, SourceWorkload
 from .draws import INTEGER_TYPES, Pool, pool_from_rows, pool_from_stats
