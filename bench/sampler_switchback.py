@@ -53,9 +53,9 @@ from scipy import stats
 
 from pgopt.analysis.verdicts import paired
 from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, find_binaries
-from pgopt.observe.sampler import BENCH_APPLICATION, LAB_SCOPE, WaitSampler, interval_for
+from pgopt.observe.sampler import LAB_SCOPE, WaitSampler, interval_for
 from pgopt.psql import Psql
-from pgopt.servers.base import LAB_DATABASE
+from pgopt.servers.base import BENCH_APPLICATION, LAB_DATABASE
 from pgopt.servers.embedded import EmbeddedTarget
 
 WARMUP_S = 5

@@ -29,8 +29,8 @@ from pathlib import Path
 from common import pgopt_run, stop_cleanly_on_signals
 from scipy.stats import binomtest
 
-from pgopt.analysis.verdicts import Verdict
 from pgopt.model.result import LabResult
+from pgopt.model.verdict import Verdict
 
 SMOKE = Path(__file__).resolve().parent.parent / "src/pgopt/labs/smoke"
 IDENTICAL = ("a1", "a2", "a3", "a4", "a5")

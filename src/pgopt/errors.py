@@ -65,3 +65,9 @@ class BenchError(Failed):
 
 class Interrupted(BaseException):
     """SIGTERM or SIGHUP turned into an exception, so that cleanup runs."""
+
+
+def first_line(e: BaseException) -> str:
+    """An error's first line: what one line of pgopt's output says of it."""
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__

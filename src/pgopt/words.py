@@ -1,5 +1,5 @@
-"""Counts and durations in plain English, the same everywhere (pure): '1 run',
-'3 runs', '12 minutes', so that no output says '1 minutes'."""
+"""Counts, durations and statements in plain text, the same everywhere (pure): '1 run',
+'3 runs', '12 minutes', so that no output says '1 minutes'; a statement on one line."""
 
 from __future__ import annotations
 
@@ -20,3 +20,14 @@ def format_duration(seconds: float) -> str:
     if minutes < 90:
         return plural(minutes, "minute")
     return f"{minutes // 60} h {minutes % 60} min"
+
+
+def short_query(query: str, width: int = 70) -> str:
+    """A statement on one line, cut to `width` characters."""
+    one = " ".join(query.split())
+    return one if len(one) <= width else one[: width - 1] + "…"
+
+
+def flat_query(query: str, width: int = 90) -> str:
+    """A statement on one line, cut to `width`, safe in a Markdown table cell."""
+    return short_query(query.replace("|", "\\|").replace("`", "'"), width)

@@ -5,7 +5,7 @@ from pathlib import Path
 from pgopt.cli import main
 from pgopt.lab import load_lab
 from pgopt.lab.catalog import LABS_DIR
-from pgopt.probes import ProbeContext
+from pgopt.probes.base import ProbeContext
 from pgopt.probes.ingest import copy_rows
 from pgopt.servers.embedded import EmbeddedTarget
 from pgopt.store import load_document

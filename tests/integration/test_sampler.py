@@ -11,7 +11,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from pgopt.observe.sampler import BENCH_APPLICATION, WaitSampler
+from pgopt.observe.sampler import WaitSampler
+from pgopt.servers.base import BENCH_APPLICATION
 from pgopt.servers.embedded import EmbeddedTarget
 
 # the sampler counts samples in a second: work on the other core would thin them

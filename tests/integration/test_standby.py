@@ -15,7 +15,7 @@ from psycopg.conninfo import make_conninfo
 
 from pgopt.binaries import PgBinaries
 from pgopt.cli import main
-from pgopt.observe.sampler import BENCH_APPLICATION
+from pgopt.servers.base import BENCH_APPLICATION
 from pgopt.servers.embedded import EmbeddedTarget
 from pgopt.servers.standby import EmbeddedStandby, wait_for_replay
 from pgopt.store import load_document

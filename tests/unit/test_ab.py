@@ -8,9 +8,10 @@ import pytest
 
 from pgopt.ab.lab import ab_lab
 from pgopt.ab.source import without_foreign_column_options
-from pgopt.ab.spec import AbFlags, Script, read_spec
+from pgopt.ab.spec import AbFlags, read_spec
 from pgopt.cli import main
 from pgopt.errors import LabError
+from pgopt.pgbench.command import ScriptRef
 
 AB = """\
 title = "orders: an index"
@@ -43,7 +44,10 @@ def test_an_ab_file_names_data_workload_variants_and_gate(folder: Path) -> None:
     spec = read_spec(folder / "ab.toml", AbFlags(), cwd=Path("/"))
     assert spec.title == "orders: an index"
     assert spec.setup == (folder / "schema.sql",)
-    assert spec.scripts == (Script(folder / "read.sql", 3), Script(folder / "write.sql", 1))
+    assert spec.scripts == (
+        ScriptRef(folder / "read.sql", weight=3),
+        ScriptRef(folder / "write.sql", weight=1),
+    )
     assert spec.a.settings == {"work_mem": "4MB"} and spec.a.sql == ()
     assert spec.b.sql == (folder / "index.sql",) and spec.b.title == "with the index"
     assert spec.run == {"clients": 4} and spec.fail_on_regression == 5

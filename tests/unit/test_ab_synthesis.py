@@ -11,10 +11,19 @@ import re
 import pytest
 
 from pgopt.replay.catalog import Catalog, Column, SourceStatement, SourceWorkload
-from pgopt.replay.draws import DRAW, Pool, Span, compact, pool_from_rows, pool_from_stats, sample
+from pgopt.replay.draws import (
+    DRAW,
+    Pool,
+    RangeDraw,
+    compact,
+    pool_from_rows,
+    pool_from_stats,
+    sample,
+)
 from pgopt.replay.param_binding import ColumnUse, Operand, Table
 from pgopt.replay.replayable import shape_of
-from pgopt.replay.synthesize import select, synthesize
+from pgopt.replay.selection import select
+from pgopt.replay.synthesize import synthesize
 from pgopt.replay.workload_files import keys_sql, workload_markdown
 
 CATALOG = Catalog(
@@ -221,7 +230,7 @@ def test_a_range_reads_the_sources_rows_per_call(skew: str) -> None:
     import bisect
 
     for wanted in (10.0, 100.0, 1000.0):
-        span = Span(pool, "integer", wanted, high=2)
+        span = RangeDraw(pool, "integer", wanted, high=2)
         read = []
         for _ in range(2_000):
             low, high = sample(span, rng)

@@ -311,8 +311,8 @@ def test_an_undecided_proof_is_not_proven_and_says_what_it_could_detect() -> Non
     from dataclasses import replace
 
     from pgopt.advise.prove import verdict_of
-    from pgopt.analysis.verdicts import Verdict
     from pgopt.model.result import Ratio
+    from pgopt.model.verdict import Verdict
     from pgopt.store import load_result
 
     from .test_golden import RESULTS

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from pgopt.analysis.verdicts import Verdict
 from pgopt.errors import UsageError
 from pgopt.model.codec import DecodeError, decode, encode, schema_problem
+from pgopt.model.verdict import Verdict
 from pgopt.result.build import build_result
 from pgopt.store import load_result
 

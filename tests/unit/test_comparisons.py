@@ -12,7 +12,8 @@ from pgopt.analysis.comparisons import (
     metric_pairs,
     reference_of,
 )
-from pgopt.analysis.verdicts import Rule, Verdict
+from pgopt.analysis.verdicts import Rule
+from pgopt.model.verdict import Verdict
 
 PARENTS = {"base": None, "async": "base", "prep": "async", "sweep": "base"}
 

@@ -5,10 +5,11 @@ workload that writes, nothing for one that only reads."""
 from pathlib import Path
 
 from pgopt.ab.lab import ab_lab
-from pgopt.ab.spec import AbSpec, Script, Variant
+from pgopt.ab.spec import AbSpec, Variant
 from pgopt.engine.estimate import BUILD_BPS, CLONE_BPS, DUMP_BPS, RESTORE_BPS, estimate
 from pgopt.engine.plan import plan_steps
 from pgopt.params import resolve_params
+from pgopt.pgbench.command import ScriptRef
 from pgopt.servers.facts import ServerFacts
 
 FACTS = ServerFacts(kind="embedded", version_num=180006, pgbench_major=18, contexts={})
@@ -22,7 +23,7 @@ def estimate_for(tmp_path: Path, script: str, data_bytes: int | None):  # type: 
     spec = AbSpec(
         title="t",
         setup=(),
-        scripts=(Script(tmp_path / "w.sql", 1),),
+        scripts=(ScriptRef(tmp_path / "w.sql", weight=1),),
         a=Variant(title="A"),
         b=Variant(title="B", sql=(tmp_path / "index.sql",)),
         run={},

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from pgopt.analysis.verdicts import Verdict
 from pgopt.cli import main
 from pgopt.model.result import Ratio
+from pgopt.model.verdict import Verdict
 from pgopt.report.gate import (
     Gate,
     GateItem,

@@ -14,9 +14,10 @@ import pytest
 
 from pgopt.replay.capture import capture_of, literal_values
 from pgopt.replay.catalog import SourceStatement
-from pgopt.replay.draws import DRAW, Span, pool_from_values, sample
+from pgopt.replay.draws import DRAW, RangeDraw, pool_from_values, sample
 from pgopt.replay.log_reader import LogError, prefix_pattern, read_log
-from pgopt.replay.synthesize import select, synthesize
+from pgopt.replay.selection import select
+from pgopt.replay.synthesize import synthesize
 from tests.unit.test_ab_synthesis import CATALOG, POOLS
 
 LOGS = Path(__file__).parent.parent / "data" / "logs"
@@ -160,7 +161,7 @@ def test_captured_values_are_drawn_at_their_frequencies() -> None:
     rest = [str(rng.randint(1, 10_000)) for _ in range(400)]
     pool = pool_from_values(hot + rest, "integer")
     assert pool.values == (("50", 0.6),)
-    span = Span(pool, "integer", 0.0, 2, width=100)
+    span = RangeDraw(pool, "integer", 0.0, 2, width=100)
     draws = [sample(span, rng) for _ in range(DRAW // 2)]
     share_hot = sum(low == "50" for low, _ in draws) / len(draws)
     assert 0.55 <= share_hot <= 0.65

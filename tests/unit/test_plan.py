@@ -5,10 +5,11 @@ from pathlib import Path
 
 import pytest
 
-from pgopt.analysis.verdicts import FIXED_ALPHA, LOOKS, SEQUENTIAL_ALPHA
+from pgopt.analysis.verdicts import FIXED_ALPHA, SEQUENTIAL_ALPHA
 from pgopt.engine.plan import draw_rounds, make_plan, split_segments
 from pgopt.errors import LabError, SettingsError
 from pgopt.lab import load_lab
+from pgopt.params import LOOKS
 from pgopt.servers.facts import ServerFacts
 
 from .test_lab_load import write_lab

@@ -23,10 +23,10 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from pgopt.analysis.verdicts import Verdict
 from pgopt.cli import main
 from pgopt.errors import UsageError
 from pgopt.model.codec import decode
+from pgopt.model.verdict import Verdict
 from pgopt.report import fields
 from pgopt.report.compare import compare_results, comparison_notes
 from pgopt.report.html import render_html

@@ -10,7 +10,6 @@ from pgopt.analysis import stats
 from pgopt.analysis.verdicts import (
     Evidence,
     Rule,
-    Verdict,
     adjusted,
     decide,
     paired,
@@ -18,6 +17,7 @@ from pgopt.analysis.verdicts import (
     unpaired,
     verdict,
 )
+from pgopt.model.verdict import Verdict
 
 A = [100.0, 104.0, 98.0, 101.0, 103.0, 99.0]
 B = [110.0, 113.0, 109.0, 112.0, 111.0, 108.0]

@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from pgopt.analysis.verdicts import Verdict
 from pgopt.model.result import LabResult, Ratio
+from pgopt.model.verdict import Verdict
 from pgopt.store import load_result
 from pgopt.tune.choice import choose
 

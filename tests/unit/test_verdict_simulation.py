@@ -18,8 +18,10 @@ from collections.abc import Callable
 import numpy as np
 import pytest
 
-from pgopt.analysis.verdicts import LOOKS, Rule, Verdict, paired, verdict
+from pgopt.analysis.verdicts import Rule, paired, verdict
 from pgopt.engine.plan import draw_rounds
+from pgopt.model.verdict import Verdict
+from pgopt.params import LOOKS
 
 CV = 0.03
 REPLICATIONS = 1000

@@ -19,10 +19,9 @@ from pathlib import Path
 
 import psycopg
 
-from ..errors import UsageError
+from ..errors import UsageError, first_line
 from ..redact import redact_dsn
 from ..report.fmt import format_bytes
-from ..servers.base import first_line
 from .sample import READ_ONLY, SAMPLE_FROM_BYTES
 
 TABLES_SQL = """\

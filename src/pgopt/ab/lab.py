@@ -18,7 +18,8 @@ from typing import Any
 
 from ..lab.load import lab_from_dict
 from ..lab.spec import DataCopy, Lab, ReplaySpec
-from .spec import AbSpec, Script, Variant
+from ..pgbench.command import ScriptRef
+from .spec import AbSpec, Variant
 
 StepsOf = Callable[[dict[str, Any]], list[dict[str, Any]]]
 
@@ -74,7 +75,7 @@ def ab_lab(
 
 
 def _step(
-    name: str, variant: Variant, scripts: tuple[Script, ...], analyze: Path
+    name: str, variant: Variant, scripts: tuple[ScriptRef, ...], analyze: Path
 ) -> dict[str, Any]:
     step: dict[str, Any] = {
         "name": name,
@@ -94,7 +95,7 @@ def _step(
 
 def _description(spec: AbSpec) -> str:
     data = ", ".join(p.name for p in spec.setup) or "each variant's own SQL"
-    workload = ", ".join(f"{s.path.name}@{s.weight}" for s in spec.scripts)
+    workload = ", ".join(f"{s.name}@{s.weight}" for s in spec.scripts)
     return (
         f"A/B of a workload ({workload}) on data built by {data}: each run starts from "
         "the same data, A and B in a random order per round; B's verdict is against A."

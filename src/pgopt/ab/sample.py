@@ -25,9 +25,8 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from ..errors import UsageError
+from ..errors import UsageError, first_line
 from ..redact import redact_dsn
-from ..servers.base import first_line
 
 SAMPLE_FROM_BYTES = 1 << 20
 READ_ONLY = "-c default_transaction_read_only=on -c statement_timeout=0 -c lock_timeout=5s"

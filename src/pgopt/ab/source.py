@@ -33,10 +33,9 @@ import psycopg
 
 from .. import machine
 from ..binaries import PgBinaries
-from ..errors import UsageError
+from ..errors import UsageError, first_line
 from ..psql import Psql
 from ..redact import redact_dsn
-from ..servers.base import first_line
 from .sample import write_sampled
 
 COLUMN_OPTIONS = frozenset({"n_distinct", "n_distinct_inherited"})  # ALTER COLUMN ... SET (...)

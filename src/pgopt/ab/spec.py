@@ -20,12 +20,7 @@ from typing import Any
 
 from ..errors import LabError
 from ..lab.table import Table, file_field, read_toml
-
-
-@dataclass(frozen=True)
-class Script:
-    path: Path
-    weight: int = 1
+from ..pgbench.command import ScriptRef
 
 
 @dataclass(frozen=True)
@@ -33,7 +28,7 @@ class Variant:
     title: str
     sql: tuple[Path, ...] = ()
     settings: dict[str, str] = field(default_factory=dict)
-    scripts: tuple[Script, ...] = ()
+    scripts: tuple[ScriptRef, ...] = ()
     mode: str | None = None  # pgbench's protocol (-M), when not the default
 
 
@@ -41,7 +36,7 @@ class Variant:
 class AbSpec:
     title: str
     setup: tuple[Path, ...]
-    scripts: tuple[Script, ...]
+    scripts: tuple[ScriptRef, ...]
     a: Variant
     b: Variant
     run: dict[str, Any]  # clients, duration, reps, warmup: as a lab's [run] takes them
@@ -189,13 +184,13 @@ def _files(t: Table, key: str, folder: Path) -> tuple[Path, ...]:
     return tuple(file_field(t, key, name, folder) for name in t.array(key, []))
 
 
-def _scripts(t: Table, folder: Path) -> tuple[Script, ...]:
+def _scripts(t: Table, folder: Path) -> tuple[ScriptRef, ...]:
     out = []
     for item in t.array("scripts", []):
         if not isinstance(item, str):
             raise t.fail("scripts", f"expected 'file' or 'file@weight', got {item!r}")
         name, weight = _weighted(item, lambda m: t.fail("scripts", m))
-        out.append(Script(file_field(t, "scripts", name, folder), weight))
+        out.append(ScriptRef(file_field(t, "scripts", name, folder), weight=weight))
     return tuple(out)
 
 
@@ -209,11 +204,11 @@ def _flag_files(names: tuple[str, ...], cwd: Path, flag: str) -> tuple[Path, ...
     return tuple(out)
 
 
-def _flag_scripts(items: tuple[str, ...], cwd: Path, flag: str) -> tuple[Script, ...]:
+def _flag_scripts(items: tuple[str, ...], cwd: Path, flag: str) -> tuple[ScriptRef, ...]:
     out = []
     for item in items:
         name, weight = _weighted(item, lambda m, item=item: LabError(f"{flag} {item}: {m}"))
-        out.append(Script(_flag_files((name,), cwd, flag)[0], weight))
+        out.append(ScriptRef(_flag_files((name,), cwd, flag)[0], weight=weight))
     return tuple(out)
 
 

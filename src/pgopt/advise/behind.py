@@ -19,8 +19,8 @@ from pglast import ast, parse_sql
 from pglast.enums.parsenodes import TransactionStmtKind
 from pglast.parser import ParseError
 
-from ..replay.workload_files import flat_query
 from ..sqltree import walk
+from ..words import flat_query
 
 TOP = 5
 STATEMENTS = "advise_statements"  # the query whose rows these read

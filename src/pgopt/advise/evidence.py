@@ -25,11 +25,10 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 
-from ..errors import TargetError
+from ..errors import TargetError, first_line
 from ..observe.sampler import Scope, WaitSampler
 from ..queries import load
 from ..redact import redact_dsn
-from ..servers.base import first_line
 from .behind import STATEMENTS
 from .findings import Evidence, Readings
 from .row_locks import INTERVAL_S, summarize

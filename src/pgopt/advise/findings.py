@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..replay.workload_files import flat_query
+from ..words import flat_query
 from . import row_locks
 from .rules import Rule, Severity
 from .sql_checks import FILTERS

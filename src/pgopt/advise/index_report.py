@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..replay.workload_files import flat_query as short_query
 from ..report.blocks import (
     Block,
     Cell,
@@ -21,6 +20,7 @@ from ..report.blocks import (
     plain,
 )
 from ..report.fmt import format_bytes
+from ..words import flat_query as short_query
 
 STATUS_STYLE = {"chosen": Style.GOOD, "rejected": Style.MUTED, "covered": Style.MUTED}
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import shlex
 from typing import Any
 
-from ..replay.workload_files import flat_query
 from ..report.blocks import (
     Cell,
     Code,
@@ -27,7 +26,7 @@ from ..report.blocks import (
     plain,
 )
 from ..report.fmt import format_value
-from ..words import plural
+from ..words import flat_query, plural
 from .findings import IDLE_BUCKETS
 from .index_report import index_blocks, index_sections, summary_items
 

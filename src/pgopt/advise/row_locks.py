@@ -24,7 +24,7 @@ from typing import Any
 from pglast import ast, parse_sql
 from pglast.parser import ParseError, normalize
 
-from ..replay.workload_files import flat_query
+from ..words import flat_query
 
 QUERY = "advise_row_locks"
 INTERVAL_S = 0.2

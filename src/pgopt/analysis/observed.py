@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from ..replay.tag import tag_of
+
 TOP_STATEMENTS = 5
-REPLAY_TAG = "/* pgopt "  # a replayed statement's tag (ab/synthesize.py)
 Snapshot = dict[str, Any]
 
 
@@ -64,8 +65,8 @@ def _statement_delta(
             }
         )
     rows.sort(key=lambda r: r["total_ms"], reverse=True)
-    # the top ones, and every statement a replay tagged (ab/fidelity.py reads them all)
-    return [r for i, r in enumerate(rows) if i < TOP_STATEMENTS or REPLAY_TAG in r["query"]]
+    # the top ones, and every statement a replay tagged (replay/fidelity.py reads them all)
+    return [r for i, r in enumerate(rows) if i < TOP_STATEMENTS or tag_of(r["query"])]
 
 
 def unit_figures(stats: dict[str, Any], transactions: int | None) -> dict[str, float]:

@@ -28,16 +28,17 @@ import math
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from enum import StrEnum
 from functools import cache
 
 import numpy as np
 from numpy.typing import NDArray
 from scipy import special, stats
 
+from ..model.result import Ratio
+from ..model.verdict import Verdict
+
 FIXED_ALPHA = 0.05
 SEQUENTIAL_ALPHA = 0.018
-LOOKS = (4, 6, 8, 10)
 DEFAULT_MARGIN = 0.03
 MIN_ROUNDS = 3
 SIGN_FLIP_FROM = 6
@@ -46,19 +47,6 @@ EXACT_SIGN_FLIP_MAX = 16  # 65,536 sign patterns; beyond, a seeded sample of the
 SIGN_FLIP_SAMPLES = 65_536
 EQUIVALENCE_LEVEL = 0.90
 POWER = 0.80
-
-
-class Verdict(StrEnum):
-    FASTER = "faster"
-    SLOWER = "slower"
-    NO_CHANGE = "no-change"
-    INCONCLUSIVE = "inconclusive"
-    NOT_APPLICABLE = "n/a"
-
-    @property
-    def decided(self) -> bool:
-        """A verdict that more rounds would not be run for."""
-        return self in (Verdict.FASTER, Verdict.SLOWER, Verdict.NO_CHANGE)
 
 
 @dataclass(frozen=True)
@@ -251,3 +239,21 @@ def decide(
         )
         for i, (e, h) in enumerate(zip(evidences, higher_is_better, strict=True))
     ]
+
+
+def ratio_of(decision: Decision) -> Ratio:
+    """The result's record of a comparison: its estimate, the evidence, the verdict."""
+    e = decision.evidence
+    return Ratio(
+        median=e.ratio,
+        ci95=e.ci95,
+        ci90=e.ci90,
+        rounds=e.rounds,
+        paired=e.paired,
+        p=e.p_value,
+        p_adjusted=decision.p_adjusted,
+        sign_flip_p=e.sign_flip_p,
+        cv=e.cv,
+        detectable=e.detectable,
+        verdict=decision.verdict,
+    )

@@ -16,7 +16,7 @@ from rich.table import Table
 from ..ab.spec import AbSpec
 from ..lab.spec import ReplaySpec, SourceFigures
 from ..replay.synthesize import Synthesis
-from ..replay.workload_files import flat_query
+from ..words import flat_query
 from .app import err
 
 DEFAULT_CLIENTS = 2  # an A/B's clients when nothing else says (ab/lab.py)

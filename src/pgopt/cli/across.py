@@ -21,10 +21,9 @@ import psycopg
 
 from ..ab.source import archive_writer, is_plain
 from ..binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, PgBinaries, find_binaries
-from ..errors import UsageError
+from ..errors import UsageError, first_line
 from ..lab.across import Side
 from ..redact import redact_dsn
-from ..servers.base import first_line
 from ..servers.binary_facts import embedded_facts
 from ..servers.embedded import EmbeddedTarget
 from .app import err

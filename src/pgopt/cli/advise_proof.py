@@ -9,10 +9,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..ab.spec import AbSpec, Script, Variant
+from ..ab.spec import AbSpec, Variant
 from ..advise.advice import Advice
 from ..advise.prove import ProofPlan, plan_proof, verdict_of
 from ..errors import UsageError
+from ..pgbench.command import ScriptRef
 from ..replay.source_reader import scripts_for, statements_naming
 from ..replay.synthesize import Synthesis
 from ..replay.workload_files import write_workload
@@ -78,7 +79,7 @@ def prove_findings(
 def _spec(plan: ProofPlan, dsn: str, where: Path, duration: int) -> AbSpec:
     """The A/B of `plan`; UsageError when the source holds nothing to replay."""
     workload = where / "workload"
-    scripts: tuple[Script, ...] = ()
+    scripts: tuple[ScriptRef, ...] = ()
     keys: tuple[Path, ...] = ()
     if plan.statements:
         scripts, keys = write_scripts(
@@ -92,8 +93,8 @@ def _spec(plan: ProofPlan, dsn: str, where: Path, duration: int) -> AbSpec:
     for i, text in enumerate(plan.scripts, start=len(scripts) + 1):
         path = workload / f"p{i:02d}.sql"
         path.write_text(text)
-        scripts += (Script(path.resolve()),)
-    b_scripts: tuple[Script, ...] = ()
+        scripts += (ScriptRef(path.resolve()),)
+    b_scripts: tuple[ScriptRef, ...] = ()
     if plan.b_statements:
         synthesis = scripts_for(dsn, list(plan.b_statements))
         b_scripts, b_keys = write_scripts(synthesis, where / "workload-b", plan.transaction)
@@ -116,7 +117,7 @@ def _spec(plan: ProofPlan, dsn: str, where: Path, duration: int) -> AbSpec:
 
 def write_scripts(
     synthesis: Synthesis, folder: Path, transaction: bool
-) -> tuple[tuple[Script, ...], tuple[Path, ...]]:
+) -> tuple[tuple[ScriptRef, ...], tuple[Path, ...]]:
     """The synthesized scripts as files, each one transaction when `transaction`, and
     the keys file their inserts need, if any."""
     if transaction:

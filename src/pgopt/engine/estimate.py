@@ -18,9 +18,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..lab.spec import Lab, MetricSource
+from ..model.plan import Plan
 from ..params import RunParams
 from ..words import format_duration, plural
-from .plan import Plan
 from .script_writes import first_write
 
 # measured here (2 cores, the labs' runs at scale 1, 2026-11-26): what a plan adds to

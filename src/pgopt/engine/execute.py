@@ -28,7 +28,7 @@ import psycopg
 from .. import probes, stopping
 from ..analysis.comparisons import lab_decisions
 from ..analysis.verdicts import Rule
-from ..errors import TargetError
+from ..errors import TargetError, first_line
 from ..lab.spec import Lab, Step
 from ..model.outcomes import (
     ExperimentOutcome,
@@ -38,16 +38,17 @@ from ..model.outcomes import (
     StepOutcome,
     TimeSpent,
 )
+from ..model.plan import Plan, Round, Segment
 from ..observe.monitor import SqlMonitor, series_facts
 from ..observe.observer import Observer
 from ..params import RunParams, select_steps
 from ..report.fields import describe_across
-from ..servers.base import Target, first_line
+from ..servers.base import Target
 from . import companions, data_setup, nodes, plan_capture, workloads
 from .checks import compare_same_checks, measure_facts, record_step_checks, run_checks
 from .context import RunContext
 from .display import Display
-from .plan import Plan, Round, Segment, plan_steps
+from .plan import plan_steps
 from .run_warnings import contention_warning, run_warnings
 from .server_pair import Servers
 from .templates import DataTemplates

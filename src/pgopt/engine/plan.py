@@ -15,64 +15,15 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
-from ..analysis.verdicts import FIXED_ALPHA, LOOKS, SEQUENTIAL_ALPHA
+from ..analysis.verdicts import FIXED_ALPHA, SEQUENTIAL_ALPHA
 from ..errors import LabError
 from ..lab import expressions
 from ..lab.spec import Lab, Step
-from ..params import RunParams, select_steps
+from ..model.plan import Plan, Round, Segment
+from ..params import LOOKS, RunParams, select_steps
 from ..servers.facts import ServerFacts
 from ..servers.settings import unsupported_reason
-from ..words import plural
-
-
-@dataclass(frozen=True)
-class Round:
-    number: int  # 1-based within its segment
-    order: tuple[str, ...]  # step names, in the order they run
-    pgbench_seed: int  # the same for every step of the round
-
-
-@dataclass(frozen=True)
-class Segment:
-    index: int
-    steps: tuple[str, ...]
-    rounds: tuple[Round, ...]  # the most this segment may run
-    looks: tuple[int, ...]  # after these rounds, stop if every comparison is decided
-    restart_each_run: bool  # a fresh postmaster before every timed run
-    why_restart: str = ""
-
-
-@dataclass(frozen=True)
-class Plan:
-    seed: int
-    sequential: bool
-    alpha: float  # significance level of each look
-    margin: float  # the smallest relative change that matters
-    segments: tuple[Segment, ...]
-    skipped: tuple[tuple[str, str], ...] = ()  # (step, why it cannot run here)
-
-    def describe(self) -> list[str]:
-        """The plan in lines a person reads (`--dry-run`)."""
-        mode = (
-            f"sequential looks after rounds {', '.join(map(str, LOOKS))} at alpha {self.alpha}"
-            if self.sequential
-            else f"{plural(len(self.segments[0].rounds), 'round')} at alpha {self.alpha}"
-        )
-        lines = [f"seed {self.seed}; {mode}; margin ±{self.margin:.0%}"]
-        lines += [f"skipped {name}: {reason}" for name, reason in self.skipped]
-        for segment in self.segments:
-            restart = f"; restart before every run ({segment.why_restart})"
-            lines.append(
-                f"segment {segment.index + 1}: {', '.join(segment.steps)}"
-                + (restart if segment.restart_each_run else "")
-            )
-            for r in segment.rounds:
-                lines.append(
-                    f"  round {r.number}: {' → '.join(r.order)} (pgbench seed {r.pgbench_seed})"
-                )
-        return lines
 
 
 def split_segments(steps: Sequence[Step]) -> list[list[Step]]:

@@ -30,6 +30,7 @@ from ..pgbench.command import PgbenchSpec, ScriptRef
 from ..pgbench.record import PgbenchResult
 from ..pgbench.runner import run_pgbench
 from ..pgbench.transaction_log import trusted_rates
+from ..probes.base import ProbeContext
 from ..store import save_raw
 from . import nodes
 from .context import RunContext
@@ -161,8 +162,8 @@ def metric_value(ctx: RunContext, step: Step, tps: float) -> float:
     return tps * step.per_transaction
 
 
-def probe_context(ctx: RunContext, step: Step) -> probes.ProbeContext:
-    return probes.ProbeContext(
+def probe_context(ctx: RunContext, step: Step) -> ProbeContext:
+    return ProbeContext(
         target=ctx.target,
         duration_s=float(ctx.params.duration_s),
         args=step.probe_args,

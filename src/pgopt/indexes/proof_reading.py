@@ -6,33 +6,25 @@ transaction."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from ..analysis.statement_moves import statement_times
 from ..model.result import LabResult, StepResult
+from ..replay.tag import tag_of, untagged
 from ..words import plural
 from .workload import write_of
-
-TAG = re.compile(r"/\* pgopt (\w+) \*/ ")
-
-
-def _replay_tag(query: str) -> str | None:
-    """The replay's tag of a statement (None: not the replay's, e.g. pgopt's sampler)."""
-    tag = TAG.search(query)
-    return tag.group(1) if tag else None
 
 
 def statement_effects(result: LabResult, a: str, b: str) -> list[dict[str, Any]]:
     """Each statement seen under both steps: ms per call under each and B/A, the
     biggest changes first."""
-    before = statement_times(result.step(a), _replay_tag)
-    after = statement_times(result.step(b), _replay_tag)
+    before = statement_times(result.step(a), tag_of)
+    after = statement_times(result.step(b), tag_of)
     rows = []
     for key, (tagged, ms_a, _) in before.items():
         if key not in after or ms_a <= 0:
             continue
-        query, ms_b = TAG.sub("", tagged), after[key][1]
+        query, ms_b = untagged(tagged), after[key][1]
         rows.append(
             {
                 "statement": key,

@@ -12,7 +12,7 @@ from pglast import ast, parse_sql
 from pglast.parser import ParseError
 
 from ..replay.catalog import SourceStatement
-from ..replay.synthesize import COVER
+from ..replay.selection import COVER
 from ..sqltree import PLANNABLE, tables_read
 
 MAX_STATEMENTS = 40

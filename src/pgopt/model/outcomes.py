@@ -9,11 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..engine.plan import Plan
 from ..lab.spec import Lab, Step
 from ..params import RunParams
 from ..pgbench.record import PgbenchResult
 from .observation import Observation
+from .plan import Plan
 from .plans import StatementPlan
 from .result import TemplateRecord
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..analysis.verdicts import Decision, Verdict
 from .fidelity import Fidelity
 from .plans import StatementPlan
+from .verdict import Verdict
 
 Interval = tuple[float, float]
 OMIT_IF_NONE = "omit_if_none"
@@ -66,23 +66,6 @@ class Ratio:
     cv: float | None = None
     detectable: float | None = None
     verdict: Verdict | None = None
-
-    @classmethod
-    def of(cls, decision: Decision) -> Ratio:
-        e = decision.evidence
-        return cls(
-            median=e.ratio,
-            ci95=e.ci95,
-            ci90=e.ci90,
-            rounds=e.rounds,
-            paired=e.paired,
-            p=e.p_value,
-            p_adjusted=decision.p_adjusted,
-            sign_flip_p=e.sign_flip_p,
-            cv=e.cv,
-            detectable=e.detectable,
-            verdict=decision.verdict,
-        )
 
 
 IDENTITY = Ratio(1.0, (1.0, 1.0))  # a step against itself: the baseline's ratio

@@ -42,12 +42,11 @@ import psycopg
 
 from ..model.observation import SamplerCost
 from ..queries import load
-from ..servers.base import LAB_DATABASE
+from ..servers.base import BENCH_APPLICATION, LAB_DATABASE
 
 SAMPLES_PER_RUN = 150
 MAX_RATE_HZ = 5.0
 MIN_RATE_HZ = 2.0
-BENCH_APPLICATION = "pgopt"
 SAMPLER_APPLICATION = "pgopt-sampler"
 
 

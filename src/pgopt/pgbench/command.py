@@ -41,6 +41,11 @@ class ScriptRef:
     builtin: str | None = None
     weight: int = 1
 
+    @property
+    def name(self) -> str:
+        """How a report names it: its file's name, or the builtin's."""
+        return self.path.name if self.path is not None else str(self.builtin)
+
     def arg(self) -> list[str]:
         if self.builtin is not None:
             return ["-b", f"{self.builtin}@{self.weight}"]

@@ -18,7 +18,7 @@ import psycopg
 from pglast import ast, parse_sql
 from pglast.parser import ParseError
 
-from ..servers.base import first_line
+from ..errors import first_line
 from ..sqltree import PLANNABLE, walk
 
 GENERIC_PLAN_FROM = 160000

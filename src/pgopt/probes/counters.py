@@ -14,7 +14,7 @@ from typing import Any
 import psycopg
 import redis
 
-from . import Probe, ProbeContext, always_available
+from .base import Probe, ProbeContext, always_available
 
 DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
 KEY = "pgopt:counter"

@@ -19,8 +19,8 @@ from typing import Any
 
 import psycopg
 
-from ..observe.sampler import BENCH_APPLICATION
-from . import Probe, ProbeContext, always_available
+from ..servers.base import BENCH_APPLICATION
+from .base import Probe, ProbeContext, always_available
 
 TABLE = "login_ingest"
 COLUMNS = "(seq, userid, login_time, ip)"

@@ -31,9 +31,8 @@ from typing import Any
 
 import psycopg
 
-from ..observe.sampler import BENCH_APPLICATION
-from ..servers.base import Target
-from . import Probe, ProbeContext, always_available
+from ..servers.base import BENCH_APPLICATION, Target
+from .base import Probe, ProbeContext, always_available
 
 CONFLICT_WITH_RECOVERY = "40001"  # a query cancelled, or a session ended, by the standby
 VISIBLE_WITHIN_S = 5.0  # a write not on the standby by then is reported, not waited for

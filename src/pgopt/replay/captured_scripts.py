@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..words import plural
 from .capture import Capture
-from .scripts import Block, Choice, Script, pick, scaled, weights_of
+from .scripts import Block, Choice, ScriptText, pick, scaled, weights_of
 
 MAX_SCRIPTS = 100  # pgbench takes at most 128 scripts
 
@@ -37,7 +37,7 @@ class Steps:
 
 @dataclass(frozen=True)
 class CapturedScripts:
-    scripts: tuple[Script, ...]
+    scripts: tuple[ScriptText, ...]
     transactions: int  # replayed, of the capture's
     left_out: int  # transactions of lengths past MAX_SCRIPTS, or with nothing replayed
     statements_per_transaction: float
@@ -92,7 +92,7 @@ def captured_scripts(capture: Capture, steps: Steps) -> CapturedScripts:
         counts[key] += count
     kept = counts.most_common(MAX_SCRIPTS)
     left_out += sum(counts.values()) - sum(n for _, n in kept)
-    scripts: list[Script] = []
+    scripts: list[ScriptText] = []
     statements = 0.0
     for (explicit, length), count in kept:
         lines = [
@@ -107,11 +107,11 @@ def captured_scripts(capture: Capture, steps: Steps) -> CapturedScripts:
             statements += count * per_step / sum(position.values())
         lines += ["COMMIT;"] if explicit else []
         name = f"{'tx' if explicit else 'alone'}{length:02d}"
-        scripts.append(Script(name, count, "\n".join(lines) + "\n"))
+        scripts.append(ScriptText(name, count, "\n".join(lines) + "\n"))
     replayed = sum(n for _, n in kept)
     weights = scaled([s.weight for s in scripts])
     return CapturedScripts(
-        tuple(Script(s.name, w, s.text) for s, w in zip(scripts, weights, strict=True)),
+        tuple(ScriptText(s.name, w, s.text) for s, w in zip(scripts, weights, strict=True)),
         replayed,
         left_out,
         statements / replayed if replayed else 0.0,

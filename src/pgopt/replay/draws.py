@@ -7,7 +7,7 @@ makes (the workload's README repeats it):
 - a value compared with a column (`Pool`): the column's most common values at
   their frequencies and its histogram (integers uniformly within each bucket,
   other types at the bounds), or values sampled from its rows;
-- the low end of a range (`Span`): drawn as above, and the high end drawn from it,
+- the low end of a range (`RangeDraw`): drawn as above, and the high end drawn from it,
   low + width - 1, the width sized so that a call reads as many rows as the
   source's calls did: the rows per call wanted over the bucket's rows per unit;
 - a new value of a unique column (`NewKey`): beyond the data's largest, from a
@@ -58,7 +58,7 @@ class FromPool:
 
 
 @dataclass(frozen=True)
-class Span:
+class RangeDraw:
     """The low end drawn from `pool`; the high end `width` values above, per arm."""
 
     pool: Pool
@@ -92,7 +92,7 @@ class Reuse:
     variable: str
 
 
-Draw = FromPool | Span | NewKey | Assumed | Fixed | Reuse
+Draw = FromPool | RangeDraw | NewKey | Assumed | Fixed | Reuse
 
 
 def pool_from_stats(
@@ -172,7 +172,7 @@ def pool_from_rows(values: list[str]) -> Pool:
     return Pool(tuple((v, 1.0) for v in values), (), "sampled rows", float(len(values)))
 
 
-def widths(span: Span) -> list[int]:
+def widths(span: RangeDraw) -> list[int]:
     """Per arm of the low end's draw (its values, then its ranges), the width that
     reads `span.rows` rows: the wanted rows over the rows per unit of the range the
     low end falls in; from a common value, whose rows per unit beyond it are not
@@ -255,7 +255,7 @@ def render(n: int | str, draw: Draw) -> tuple[list[str], str]:
     lines = [f"\\set pgopt_r{n} random(1, {DRAW})"]
     if draw.type in INTEGER_TYPES:
         lines.append(f"\\set pgopt_p{n} {_case(r, [_integer_item(a) for a, _ in arms], cuts)}")
-        if isinstance(draw, Span):
+        if isinstance(draw, RangeDraw):
             lines.append(f"\\set pgopt_w{n} {_case(r, widths(draw), cuts)}")
             lines.append(f"\\set pgopt_p{draw.high} :pgopt_p{n} + :pgopt_w{n} - 1")
         return lines, f":pgopt_p{n}"
@@ -278,6 +278,6 @@ def sample(draw: Draw, rng: random.Random) -> tuple[Any, Any]:
     index = next(i for i, cut in enumerate(cuts) if r <= cut or i == len(cuts) - 1)
     arm = arms[index][0]
     value = rng.randint(arm[0], arm[1]) if isinstance(arm, tuple) else arm
-    if isinstance(draw, Span):
+    if isinstance(draw, RangeDraw):
         return value, int(value) + widths(draw)[index] - 1
     return value, None

@@ -26,6 +26,7 @@ from typing import Any
 from ..lab.spec import ReplaySpec, SourceFigures
 from ..model.fidelity import Fidelity, StatementFidelity
 from ..model.result import Run
+from .tag import tag_of
 
 THRESHOLDS = {
     "replayed_share": 0.90,  # of the source's execution time
@@ -46,14 +47,6 @@ class _Totals:
     blocks: int = 0
 
 
-def _tag(query: str) -> str | None:
-    start = query.find("/* pgopt ")
-    if start < 0:
-        return None
-    end = query.find(" */", start)
-    return query[start + len("/* pgopt ") : end] if end > 0 else None
-
-
 def replay_totals(runs: Sequence[Run]) -> tuple[dict[str, _Totals], int]:
     """Each tagged statement's totals over `runs`, and their transactions."""
     totals: dict[str, _Totals] = {}
@@ -67,7 +60,7 @@ def replay_totals(runs: Sequence[Run]) -> tuple[dict[str, _Totals], int]:
         else:
             commits += int(stats.get("database", {}).get("xact_commit", 0))
         for row in stats.get("statements", ()):
-            name = _tag(str(row.get("query", "")))
+            name = tag_of(str(row.get("query", "")))
             if name is None:
                 continue
             t = totals.setdefault(name, _Totals())

@@ -2,7 +2,7 @@
 its parse tree (pglast), scope by scope: the column on the other side of `=`, `<`,
 `IN (...)`, `LIKE` (or a function of one, `lower(email) = $1`), the column an
 INSERT or UPDATE writes it into, LIMIT or OFFSET; two that bound one column from
-both sides form a `Span`; one combined with a column in arithmetic is an
+both sides form a `ColumnRange`; one combined with a column in arithmetic is an
 `Operand`, which no data holds. ab/sql_params.py tells, from these, whether the
 statement can be replayed. Pure: no server.
 """
@@ -65,7 +65,7 @@ class Operand:
 
 
 @dataclass(frozen=True)
-class Span:
+class ColumnRange:
     """$low and $high bound `column` from both sides: a range of it."""
 
     table: Table
@@ -119,7 +119,7 @@ class Binder:
     def __init__(self, columns_of: Any) -> None:
         self.columns_of = columns_of
         self.params: dict[int, Use] = {}
-        self.spans: list[Span] = []
+        self.spans: list[ColumnRange] = []
 
     def visit(self, node: Any, outer: Scope) -> None:
         if isinstance(node, tuple | list):
@@ -225,7 +225,7 @@ class Binder:
         if use is not None and len(bounds) == 2 and None not in bounds:
             low, high = bounds
             assert low is not None and high is not None
-            self.spans.append(Span(use.table, use.column, low, high))
+            self.spans.append(ColumnRange(use.table, use.column, low, high))
 
     def _arithmetic(self, expr: Any, scope: Scope) -> None:
         for column, other in ((expr.lexpr, expr.rexpr), (expr.rexpr, expr.lexpr)):
@@ -254,7 +254,7 @@ class Binder:
                 (lows if lower else highs).setdefault((use.table, use.column), n)
         for key, low in lows.items():
             if key in highs:
-                self.spans.append(Span(key[0], key[1], low, highs[key]))
+                self.spans.append(ColumnRange(key[0], key[1], low, highs[key]))
 
     def _resolve(self, name: tuple[str, ...] | None, scope: Scope) -> ColumnUse | None:
         if not name:

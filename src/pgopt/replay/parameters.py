@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import statistics
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from .catalog import Catalog, SourceStatement
 from .draws import (
@@ -19,15 +19,13 @@ from .draws import (
     FromPool,
     NewKey,
     Pool,
+    RangeDraw,
     Reuse,
-    Span,
     pool_from_values,
 )
 from .param_binding import ColumnUse, Operand, Table
 from .replayable import shape_of
-
-if TYPE_CHECKING:
-    from .synthesize import Candidate
+from .selection import Candidate, Selection
 
 KEYS_SCHEMA = "pgopt_replay"  # the copy's sequences of new keys
 DEFAULT_ROWS = 10  # a range's rows per call, when nothing says more
@@ -133,7 +131,9 @@ def draws_of(
         pool = pools[(*key, span.column)]
         if column.type in INTEGER_TYPES and pool.ranges:
             sized = _span_rows(candidate, span.table, span.column, catalog, everything)
-            draws[span.low] = Span(pool, column.type, sized.rows, span.high, assumed=sized.assumed)
+            draws[span.low] = RangeDraw(
+                pool, column.type, sized.rows, span.high, assumed=sized.assumed
+            )
             notes[span.low] = (
                 f"range of {span.table.name}.{span.column} from {pool.origin}: {sized.why}"
             )
@@ -189,7 +189,7 @@ def _captured(
             continue
         width = max(1, round(statistics.median(hi - lo + 1 for lo, hi in bounds)))
         pool = pool_from_values([str(lo) for lo, _ in bounds], column_type)
-        draws[span.low] = Span(pool, column_type, 0.0, span.high, width)
+        draws[span.low] = RangeDraw(pool, column_type, 0.0, span.high, width)
         notes[span.low] = f"range of {span.table.name}.{span.column} from {pool.origin}"
         notes[span.high] = f"the range's high end: ${span.low} + {width - 1}, as captured"
     spans = {s.high for s in candidate.shape.spans if s.low in draws}
@@ -241,3 +241,15 @@ def _key(use: ColumnUse, catalog: Catalog, keys: dict[str, Key]) -> tuple[Draw, 
         f"a new {use.table.name}.{use.column}, unique: from {sequence}, which starts above "
         f"the data's largest ({start - 1}): no two inserts collide"
     )
+
+
+def needed_columns(selection: Selection, catalog: Catalog) -> set[tuple[str, str, str]]:
+    """(schema, table, column) of every parameter the candidates draw from the data."""
+    out = set()
+    for candidate in selection.candidates:
+        for use in candidate.shape.params.values():
+            if isinstance(use, ColumnUse) and not new_key(use, catalog):
+                key = catalog.key(use.table)
+                assert key is not None
+                out.add((*key, use.column))
+    return out

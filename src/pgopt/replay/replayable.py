@@ -16,7 +16,7 @@ from pglast import ast, parse_sql
 from pglast.parser import ParseError
 
 from ..sqltree import walk
-from .param_binding import REPLAYABLE, Binder, Span, Table, Use, table_of
+from .param_binding import REPLAYABLE, Binder, ColumnRange, Table, Use, table_of
 
 SIDE_EFFECTS = frozenset(
     {
@@ -52,7 +52,7 @@ class Shape:
     params: dict[int, Use] = field(default_factory=dict)
     tables: tuple[Table, ...] = ()
     refusal: str | None = None  # why it cannot be replayed
-    spans: tuple[Span, ...] = ()
+    spans: tuple[ColumnRange, ...] = ()
     aggregates: bool = False  # its result is not the rows it reads (sum, count, group by)
 
 

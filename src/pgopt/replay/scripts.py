@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..words import plural
 from .catalog import SourceStatement
-from .draws import Draw, FromPool, Span, render, rows_per_value
+from .draws import Draw, FromPool, RangeDraw, render, rows_per_value
 from .param_binding import ColumnUse
-
-if TYPE_CHECKING:
-    from .synthesize import Candidate
+from .selection import Candidate
+from .tag import tagged
 
 MAX_WEIGHT = 100_000
 # PostgreSQL 18's pg_stat_statements keeps a list of constants as its first one and
@@ -38,7 +36,7 @@ class Block:
 
 
 @dataclass(frozen=True)
-class Script:
+class ScriptText:
     name: str  # the file is NAME.sql
     weight: int
     text: str
@@ -68,7 +66,7 @@ def block(
     for n, draw in sorted(draws.items()):
         drawn, values[n] = render(n, draw)
         lines += drawn
-        if isinstance(draw, Span):
+        if isinstance(draw, RangeDraw):
             values[draw.high] = f":pgopt_p{draw.high}"
     if export is not None:
         lines.append(f"\\set {export[1]} {values[export[0]]}")
@@ -89,11 +87,8 @@ def block(
         values[n] = ", ".join(items)
     body = SQUASHED.sub(lambda m: f"${m.group(1)}", st.query.strip())
     body = re.sub(r"\$(\d+)(?!\d)", lambda m: values[int(m.group(1))], body)
-    # the tag after the first word: pgbench drops a statement's leading comments, and
-    # pg_stat_statements keeps the rest of the text as the first call sent it
-    first, _, rest = body.rstrip(";").partition(" ")
-    lines.append(f"{first} /* pgopt {name} */ {rest}{suffix};")
-    guessed = [n for n, d in sorted(draws.items()) if isinstance(d, Span) and d.assumed]
+    lines.append(f"{tagged(name, body.rstrip(';'))}{suffix};")
+    guessed = [n for n, d in sorted(draws.items()) if isinstance(d, RangeDraw) and d.assumed]
     unverified = (
         "the width of its range ($"
         + ", $".join(map(str, guessed))
@@ -179,15 +174,17 @@ def pick(items: list[Choice], weights: list[int]) -> list[str]:
     return [*lines, "\\endif"]
 
 
-def autocommit_scripts(items: list[Choice]) -> tuple[Script, ...]:
+def autocommit_scripts(items: list[Choice]) -> tuple[ScriptText, ...]:
     """One script a choice, weighted by its calls: each statement its own transaction."""
     return tuple(
-        Script(c.name, weight, "\n".join(c.lines) + "\n")
+        ScriptText(c.name, weight, "\n".join(c.lines) + "\n")
         for c, weight in zip(items, weights_of(items), strict=True)
     )
 
 
-def transaction_script(items: list[Choice], per_commit: float) -> tuple[tuple[Script, ...], int]:
+def transaction_script(
+    items: list[Choice], per_commit: float
+) -> tuple[tuple[ScriptText, ...], int]:
     """One script: BEGIN, as many draws as make `per_commit` statements on average
     (each draw a choice by its calls), COMMIT; and that number of draws."""
     weights = weights_of(items)
@@ -202,4 +199,4 @@ def transaction_script(items: list[Choice], per_commit: float) -> tuple[tuple[Sc
     for _ in range(slots):
         lines += pick(items, weights)
     lines.append("COMMIT;")
-    return (Script("transaction", 1, "\n".join(lines) + "\n"),), slots
+    return (ScriptText("transaction", 1, "\n".join(lines) + "\n"),), slots

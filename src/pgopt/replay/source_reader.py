@@ -24,17 +24,18 @@ from pglast.parser import ParseError
 from psycopg import sql
 from psycopg.rows import dict_row
 
-from ..errors import UsageError
+from ..errors import UsageError, first_line
 from ..queries import load
 from ..redact import redact_dsn
-from ..servers.base import first_line
 from ..sqltree import tables_read
 from .capture import Capture, capture_of
 from .catalog import Catalog, Column, SourceStatement, SourceWorkload
 from .draws import INTEGER_TYPES, Pool, pool_from_rows, pool_from_stats
 from .log_reader import LogError, read_log
 from .param_binding import ColumnUse
-from .synthesize import NOT_SAMPLED, Selection, Synthesis, needed_columns, select, synthesize
+from .parameters import needed_columns
+from .selection import Selection, select
+from .synthesize import NOT_SAMPLED, Synthesis, synthesize
 
 SAMPLE_ROWS = 200
 SAMPLE_EVERY_S = 0.5  # pg_stat_activity's sessions during the workload sample

@@ -1,11 +1,7 @@
 """A pgbench workload synthesized from the source's pg_stat_statements (pure).
 
-The statements that make up `cover` (90%) of the source's execution time are
-taken, heaviest first, and every statement that writes, whatever its share: a
-change to a table (an index, a fillfactor, a WAL setting) is measured only where
-its writes are replayed. A statement that cannot be replayed safely
-(sql_params.Shape.refusal) is skipped with its reason, and a skipped write is
-said apart. Each parameter is drawn per transaction by the rule of draws.py.
+The statements are those selection.py takes; each parameter is drawn per
+transaction by the rule of draws.py.
 
 Each statement becomes one block: its draws and its text, tagged with a comment
 after its first word (`SELECT /* pgopt q01 */ ...`) by which the replay's
@@ -18,118 +14,27 @@ calls, between BEGIN and COMMIT.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from .capture import Capture
 from .captured_scripts import Steps, captured_scripts
 from .catalog import Catalog, SourceStatement, SourceWorkload
 from .draws import INTEGER_TYPES, Pool
-from .param_binding import ColumnUse, Operand
+from .param_binding import ColumnUse
 from .parameters import Key, draws_of, new_key
-from .replayable import Shape, shape_of
-from .scripts import Block, Script, autocommit_scripts, block, choices, transaction_script
+from .replayable import Shape
+from .scripts import Block, ScriptText, autocommit_scripts, block, choices, transaction_script
+from .selection import Candidate, Selection, Skipped
 
-COVER = 0.90
-MAX_SCRIPTS = 100  # pgbench takes at most 128 scripts
-NUMBER_TYPES = INTEGER_TYPES | {"numeric", "real", "double precision"}
 TRANSACTION_MIN = 1.5  # statements per commit from which transactions are grouped
 AUTOCOMMIT = "each statement its own transaction (one script each, weighted by its calls)"
 NOT_SAMPLED = SourceWorkload(note="not sampled: each statement its own transaction")
-WRITES = re.compile(r"\s*(with\b.*\b)?(insert|update|delete|merge)\b", re.I | re.S)
-
-
-@dataclass(frozen=True)
-class Candidate:
-    statement: SourceStatement
-    shape: Shape
-    time_share: float  # of the source's execution time
-
-
-@dataclass(frozen=True)
-class Skipped:
-    statement: SourceStatement
-    time_share: float
-    reason: str
-
-    @property
-    def writes(self) -> bool:
-        return _writes(self.statement.query)
-
-
-@dataclass(frozen=True)
-class Selection:
-    candidates: tuple[Candidate, ...]
-    skipped: tuple[Skipped, ...]
-    chosen_share: float  # of the source's time, in the statements looked at
-    capped: bool  # MAX_SCRIPTS stopped the selection before `cover`
-    cover: float
-
-
-def _writes(query: str) -> bool:
-    return WRITES.match(query) is not None
-
-
-def select(statements: list[SourceStatement], catalog: Catalog, cover: float = COVER) -> Selection:
-    """The statements that make up `cover` of the execution time and every write,
-    replayable or not."""
-    ordered = sorted(statements, key=lambda s: s.total_ms, reverse=True)
-    total = sum(s.total_ms for s in ordered) or 1.0
-    candidates: list[Candidate] = []
-    skipped: list[Skipped] = []
-    share = 0.0
-    for statement in ordered:
-        own = statement.total_ms / total
-        if (share >= cover and not _writes(statement.query)) or len(candidates) >= MAX_SCRIPTS:
-            continue
-        share += own
-        shape = shape_of(statement.query, catalog.column_names)
-        reason = shape.refusal or _refusal(shape, catalog)
-        if reason:
-            skipped.append(Skipped(statement, own, reason))
-        else:
-            candidates.append(Candidate(statement, shape, own))
-    capped = len(candidates) >= MAX_SCRIPTS and share < cover
-    return Selection(tuple(candidates), tuple(skipped), share, capped, cover)
-
-
-def _refusal(shape: Shape, catalog: Catalog) -> str | None:
-    for table in shape.tables:
-        if catalog.key(table) is None:
-            return f"table {table.name} is not in the source (temporary, or a view's)"
-    for use in shape.params.values():
-        if isinstance(use, str):
-            continue
-        column = catalog.columns(use.table).get(use.column)
-        if column is None:
-            return f"column {use.table.name}.{use.column} is not in the source"
-        if isinstance(use, Operand) and column.type.split("(")[0] not in NUMBER_TYPES:
-            return f"a value combined with {use.table.name}.{use.column} ({column.type})"
-        keyable = column.type in INTEGER_TYPES or column.type == "uuid"
-        if isinstance(use, ColumnUse) and use.written and column.unique and not keyable:
-            return (
-                f"writes {use.table.name}.{use.column}, which is unique and neither an "
-                "integer nor a uuid: no new value can be made that cannot collide"
-            )
-    return None
-
-
-def needed_columns(selection: Selection, catalog: Catalog) -> set[tuple[str, str, str]]:
-    """(schema, table, column) of every parameter the candidates draw from the data."""
-    out = set()
-    for candidate in selection.candidates:
-        for use in candidate.shape.params.values():
-            if isinstance(use, ColumnUse) and not new_key(use, catalog):
-                key = catalog.key(use.table)
-                assert key is not None
-                out.add((*key, use.column))
-    return out
 
 
 @dataclass(frozen=True)
 class Synthesis:
     blocks: tuple[Block, ...]
-    scripts: tuple[Script, ...]
+    scripts: tuple[ScriptText, ...]
     skipped: tuple[Skipped, ...]
     chosen_share: float
     capped: bool

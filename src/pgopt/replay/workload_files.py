@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..ab.spec import Script
+from ..pgbench.command import ScriptRef
+from ..words import flat_query
 from .parameters import KEYS_SCHEMA
-from .synthesize import MAX_SCRIPTS, Synthesis
+from .selection import MAX_SCRIPTS
+from .synthesize import Synthesis
 
 
-def write_workload(synthesis: Synthesis, folder: Path) -> tuple[tuple[Script, ...], Path | None]:
+def write_workload(synthesis: Synthesis, folder: Path) -> tuple[tuple[ScriptRef, ...], Path | None]:
     """Write the scripts, keys.sql and README.md into `folder`: the scripts with their
     weights, and keys.sql when the inserts need one."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -21,7 +23,7 @@ def write_workload(synthesis: Synthesis, folder: Path) -> tuple[tuple[Script, ..
     for s in synthesis.scripts:
         path = folder / f"{s.name}.sql"
         path.write_text(s.text)
-        scripts.append(Script(path.resolve(), s.weight))
+        scripts.append(ScriptRef(path.resolve(), weight=s.weight))
     keys = None
     if synthesis.keys:
         keys = folder / "keys.sql"
@@ -108,9 +110,3 @@ def workload_markdown(synthesis: Synthesis) -> str:
                 f"| `{flat_query(k.statement.query)}` | {k.reason} |"
             )
     return "\n".join(lines) + "\n"
-
-
-def flat_query(query: str, width: int = 90) -> str:
-    """A statement on one line, cut to `width`, safe in a Markdown table cell."""
-    flat = " ".join(query.split()).replace("|", "\\|").replace("`", "'")
-    return flat if len(flat) <= width else flat[: width - 1] + "…"

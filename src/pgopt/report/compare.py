@@ -21,12 +21,13 @@ from ..analysis.verdicts import (
     FIXED_ALPHA,
     Decision,
     Rule,
-    Verdict,
     decide,
+    ratio_of,
     unpaired,
 )
 from ..errors import UsageError
-from ..model.result import LabResult, Ratio
+from ..model.result import LabResult
+from ..model.verdict import Verdict
 from ..words import plural
 from .blocks import VERDICT_STYLE
 from .fields import server_versions
@@ -150,7 +151,7 @@ def comparison_table(comparison: Comparison, a_label: str, b_label: str) -> Tabl
     table.add_column("B / A", justify="right")
     table.add_column("verdict")
     for step in comparison.steps:
-        ratio = Ratio.of(step.decision) if step.decision else None
+        ratio = ratio_of(step.decision) if step.decision else None
         table.add_row(
             escape(step.name),
             format_rate(step.a_median),

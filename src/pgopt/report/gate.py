@@ -27,8 +27,9 @@ import xml.etree.ElementTree as ET
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..analysis.verdicts import Verdict
+from ..analysis.verdicts import ratio_of
 from ..model.result import Ratio
+from ..model.verdict import Verdict
 from ..words import plural
 from .compare import Comparison
 from .fmt import format_ratio, format_verdict_word
@@ -125,7 +126,7 @@ def items_of(comparison: Comparison) -> tuple[GateItem, ...]:
     return tuple(
         GateItem(
             name=step.name,
-            ratio=Ratio.of(step.decision) if step.decision else None,
+            ratio=ratio_of(step.decision) if step.decision else None,
             verdict=step.decision.verdict if step.decision else Verdict.NOT_APPLICABLE,
             higher_is_better=comparison.higher_is_better,
         )

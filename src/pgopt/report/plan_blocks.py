@@ -8,16 +8,8 @@ from __future__ import annotations
 from ..analysis.plan_changes import PlanChange, PlanComparison, lab_plan_changes
 from ..model.plans import StatementPlan
 from ..model.result import LabResult
-from ..words import plural
+from ..words import plural, short_query
 from .blocks import Block, Paragraph, Section, SideBySide, Span, Style, plain
-
-QUERY_WIDTH = 70
-
-
-def short_query(query: str, width: int = QUERY_WIDTH) -> str:
-    """A statement on one line, cut to `width` characters."""
-    one = " ".join(query.split())
-    return one if len(one) <= width else one[: width - 1] + "…"
 
 
 def summary_lines(result: LabResult) -> list[str]:

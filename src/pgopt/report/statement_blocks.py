@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from ..analysis.statement_moves import StatementComparison, StatementMove, across_server_moves
 from ..model.result import LabResult
-from ..words import plural
+from ..words import plural, short_query
 from .blocks import Block, Cell, Paragraph, Section, Span, Style, Table, plain
-from .plan_blocks import short_query
 
 
 def summary_lines(result: LabResult) -> list[str]:

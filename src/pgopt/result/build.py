@@ -21,13 +21,12 @@ from ..analysis.comparisons import (
     run_samples,
 )
 from ..analysis.verdicts import (
-    LOOKS,
     MIN_ROUNDS,
     SEQUENTIAL_ALPHA,
     SIGN_FLIP_FROM,
     Decision,
     Rule,
-    Verdict,
+    ratio_of,
 )
 from ..lab.spec import Lab, Metric
 from ..lab.spec import Reported as ReportedSpec
@@ -42,7 +41,6 @@ from ..model.result import (
     MetricSummary,
     Phase,
     PlanRecord,
-    Ratio,
     Reported,
     Rerun,
     Segment,
@@ -54,6 +52,8 @@ from ..model.result import (
     TopWait,
     VerdictRule,
 )
+from ..model.verdict import Verdict
+from ..params import LOOKS
 from ..redact import redactor
 from ..replay.fidelity import assess
 from ..words import plural
@@ -262,10 +262,10 @@ def _step(
             cv=cv,
             rounds=len(samples),
         ),
-        ratio_vs_baseline=Ratio.of(vs_base) if vs_base else IDENTITY,
+        ratio_vs_baseline=ratio_of(vs_base) if vs_base else IDENTITY,
         baseline=baseline,
         compared_with=reference,
-        ratio_vs_previous=Ratio.of(vs_prev) if vs_prev else None,
+        ratio_vs_previous=ratio_of(vs_prev) if vs_prev else None,
         verdict_vs_baseline=vs_base.verdict if vs_base else Verdict.NOT_APPLICABLE,
         verdict_vs_previous=vs_prev.verdict if vs_prev else Verdict.NOT_APPLICABLE,
         latency_ms=latency(outcome.runs),

@@ -8,9 +8,9 @@ from collections import Counter
 
 from ..analysis import bottleneck, observed, stats
 from ..analysis.comparisons import Pair
-from ..analysis.verdicts import Decision
+from ..analysis.verdicts import Decision, ratio_of
 from ..model.outcomes import RunRecord
-from ..model.result import Phase, Ratio
+from ..model.result import Phase
 
 
 def phase_names(runs: list[RunRecord]) -> list[str]:
@@ -41,7 +41,7 @@ def step_phases(
                 samples=tuple(round(s, 3) for s in samples),
                 waits=shares if figures else None,
                 wal_bytes=figures["wal_bytes_per_run"] if figures else None,
-                ratio_vs_previous=Ratio.of(decision) if decision else None,
+                ratio_vs_previous=ratio_of(decision) if decision else None,
                 verdict_vs_previous=decision.verdict if decision else None,
                 why=bottleneck.why_line(
                     shares,

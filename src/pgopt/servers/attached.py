@@ -18,11 +18,11 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
 from ..binaries import PgBinaries
-from ..errors import SettingsError, TargetError, UsageError
+from ..errors import SettingsError, TargetError, UsageError, first_line
 from ..queries import load
 from ..redact import redact_dsn, redactor
 from . import databases
-from .base import LAB_COMMENT, LAB_DATABASE, Target, first_line
+from .base import LAB_COMMENT, LAB_DATABASE, Target
 from .embedded import reload_and_wait
 from .facts import ServerFacts
 from .settings import SESSION_CONTEXTS, SettingChange, refuse_for_attached

@@ -12,13 +12,14 @@ import psycopg
 from psycopg.conninfo import make_conninfo
 
 from ..binaries import PgBinaries
-from ..errors import TargetError
+from ..errors import TargetError, first_line
 from ..queries import load
 from .facts import ServerFacts
 from .settings import SettingChange, classify_settings, normalize
 
 LAB_DATABASE = "pgopt_lab"
 LAB_COMMENT = "pgopt lab database: safe to drop"
+BENCH_APPLICATION = "pgopt"  # the application_name of the sessions a lab measures
 
 # libpq connection parameters and the environment variables that carry them.
 LIBPQ_ENV = {
@@ -189,8 +190,3 @@ class Target(abc.ABC):
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None: ...
-
-
-def first_line(e: BaseException) -> str:
-    text = str(e).strip()
-    return text.splitlines()[0] if text else type(e).__name__

@@ -20,8 +20,8 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from ..errors import TargetError
-from .base import LAB_COMMENT, LAB_DATABASE, first_line
+from ..errors import TargetError, first_line
+from .base import LAB_COMMENT, LAB_DATABASE
 
 TEMPLATE_PREFIX = f"{LAB_DATABASE}_t"
 CLONING_FILESYSTEMS = frozenset({"xfs", "btrfs", "zfs", "bcachefs"})

@@ -25,11 +25,11 @@ import psycopg
 from psycopg import sql
 
 from ..binaries import PgBinaries
-from ..errors import BinariesError, SettingsError, TargetError
+from ..errors import BinariesError, SettingsError, TargetError, first_line
 from ..machine import filesystem_type
 from ..processes import stop
 from . import databases
-from .base import LAB_DATABASE, Target, first_line
+from .base import LAB_DATABASE, Target
 from .cpu import process_cpu_s, tree_cpu_s
 from .reaping import OWNER_FILE, PREFIX, reap_stale
 from .runas import ServerUser, can_enter, reachable_binaries, server_user

@@ -21,9 +21,9 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
 from ..binaries import PgBinaries
-from ..errors import SettingsError, TargetError, UsageError
+from ..errors import SettingsError, TargetError, UsageError, first_line
 from ..redact import redact_dsn, redactor
-from .base import LAB_DATABASE, Target, first_line
+from .base import LAB_DATABASE, Target
 from .embedded import SUPERUSER, EmbeddedTarget
 from .settings import SettingChange
 

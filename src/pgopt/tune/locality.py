@@ -29,8 +29,7 @@ from pathlib import Path
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
-from ..errors import UsageError
-from ..servers.base import first_line
+from ..errors import UsageError, first_line
 
 PROC = Path("/proc/net")
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address

@@ -13,10 +13,9 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 
 from ..binaries import PgBinaries
-from ..errors import TargetError
+from ..errors import TargetError, first_line
 from ..queries import load
 from ..redact import redact_dsn
-from ..servers.base import first_line
 from ..servers.embedded import EmbeddedTarget
 from .facts import ServerSettings, platform_of
 
