@@ -310,7 +310,7 @@ def test_an_undecided_proof_is_not_proven_and_says_what_it_could_detect() -> Non
     that it proved nothing, and what the run could have seen."""
     from dataclasses import replace
 
-    from pgopt.advise.prove import verdict_of
+    from pgopt.ab.conclusion import verdict_of
     from pgopt.model.result import Ratio
     from pgopt.model.verdict import Verdict
     from pgopt.store import load_result

@@ -22,7 +22,8 @@ import psycopg
 from ..errors import UsageError, first_line
 from ..redact import redact_dsn
 from ..report.fmt import format_bytes
-from .sample import READ_ONLY, SAMPLE_FROM_BYTES
+from ..servers import read_only
+from .sample import SAMPLE_FROM_BYTES
 
 TABLES_SQL = """\
 select n.nspname, c.relname,
@@ -57,7 +58,7 @@ class CopySize:
 
 def read_tables(dsn: str) -> list[TableSize]:
     try:
-        with psycopg.connect(dsn, options=READ_ONLY, connect_timeout=10) as conn:
+        with read_only.connect(dsn, "ab", autocommit=False) as conn:
             rows = conn.execute(TABLES_SQL).fetchall()
     except psycopg.Error as e:
         raise UsageError(f"copying {redact_dsn(dsn)}: {first_line(e)}") from e

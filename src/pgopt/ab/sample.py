@@ -27,9 +27,9 @@ from psycopg import sql
 
 from ..errors import UsageError, first_line
 from ..redact import redact_dsn
+from ..servers import read_only
 
 SAMPLE_FROM_BYTES = 1 << 20
-READ_ONLY = "-c default_transaction_read_only=on -c statement_timeout=0 -c lock_timeout=5s"
 _CREATE_TABLE = re.compile(r"^CREATE (?:UNLOGGED )?TABLE (\S+) \(", re.MULTILINE)
 _FOREIGN_KEY = re.compile(r"(ADD CONSTRAINT \S+ FOREIGN KEY [^;]*);$", re.MULTILINE)
 
@@ -56,7 +56,7 @@ def write_sampled(
     where = redact_dsn(dsn)
     try:
         with (
-            psycopg.connect(dsn, options=READ_ONLY, application_name="pgopt ab") as conn,
+            read_only.connect(dsn, "ab", autocommit=False, copying=True) as conn,
             script.open("w") as out,
         ):
             out.write(pre_data)

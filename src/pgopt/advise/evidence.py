@@ -1,8 +1,7 @@
 """Read a live server's evidence for `pgopt advise`, read-only.
 
-One session with default_transaction_read_only, a statement and a lock timeout and
-the application_name `pgopt advise`: nothing it runs can write, wait long on a
-lock, or go unnoticed. It reads what the evidence is worth (queries/
+One session, servers/read_only.py's (application_name `pgopt advise`): nothing it
+runs can write, wait long on a lock, or go unnoticed. It reads what the evidence is worth (queries/
 advise_evidence.sql), each rule's query at the start of the sample, samples the
 wait events of the server's other sessions for the sample's length (the labs'
 sampler, every application but pgopt's own) and, for the hot-rows rule, which
@@ -22,21 +21,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import psycopg
-from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 
 from ..errors import TargetError, first_line
 from ..observe.sampler import Scope, WaitSampler
 from ..queries import load
 from ..redact import redact_dsn
+from ..servers.read_only import dict_rows, session_params
 from .behind import STATEMENTS
 from .findings import Evidence, Readings
 from .row_locks import INTERVAL_S, summarize
 from .row_locks import QUERY as ROW_LOCKS
 from .rules import Rule
-
-READ_ONLY = "-c default_transaction_read_only=on -c statement_timeout=30s -c lock_timeout=2s"
-APPLICATION = "pgopt advise"
 
 
 @dataclass
@@ -52,22 +48,14 @@ class LiveServer:
         return None
 
 
-def session_params(dsn: str) -> dict[str, Any]:
-    """The connection parameters of advise's read-only session on `dsn`."""
-    try:
-        return {**conninfo_to_dict(dsn), "options": READ_ONLY, "application_name": APPLICATION}
-    except psycopg.ProgrammingError as e:
-        raise TargetError(f"--dsn: {first_line(e)}") from e
-
-
 def read_server(
     dsn: str, rules: Iterable[Rule], sample_s: float, say: Callable[[str], None]
 ) -> Readings:
     where = redact_dsn(dsn)
-    params = session_params(dsn)
+    params = session_params(dsn, "advise")
     try:
-        with psycopg.connect(**params, autocommit=True, connect_timeout=10) as conn:
-            facts = _rows(conn, load("advise_evidence"))[0]
+        with psycopg.connect(**params, autocommit=True) as conn:
+            facts = dict_rows(conn, load("advise_evidence"), {})[0]
             major = int(facts["version_num"]) // 10000
             # a rule whose extension is not installed is not checked (findings.py says
             # why); its query is not sent, so no ERROR lands in the server's log
@@ -77,7 +65,9 @@ def read_server(
             naming = {STATEMENTS} if names else set()
             queries = sorted({r.query for r in wanted if not r.sampled} | naming)
             before, failed = _read_all(conn, queries, int(facts["version_num"]))
-            databases = [r["datname"] for r in _rows(conn, "select datname from pg_database")]
+            databases = [
+                r["datname"] for r in dict_rows(conn, "select datname from pg_database", {})
+            ]
             say(f"sampling the server's sessions for {sample_s:g} s")
             started = time.monotonic()
             sampler = WaitSampler(
@@ -139,7 +129,7 @@ class RowLockSampler:
         query = load(ROW_LOCKS)
         try:
             with (
-                psycopg.connect(**self.params, autocommit=True, connect_timeout=10) as conn,
+                psycopg.connect(**self.params, autocommit=True) as conn,
                 conn.cursor(row_factory=dict_row) as cur,
             ):
                 while not self._stop.is_set():
@@ -159,17 +149,13 @@ def _installed(rule: Rule, facts: dict[str, Any]) -> bool:
 def _read_all(
     conn: psycopg.Connection[Any], names: list[str], version_num: int
 ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, str]]:
-    rows, failed = {}, {}
+    read, failed = {}, {}
     for name in names:
         try:
-            rows[name] = _rows(conn, load(name, version_num))
+            # {}: '%%' in the query reads as '%'
+            read[name] = dict_rows(conn, load(name, version_num), {})
         except psycopg.Error as e:
             if isinstance(e, psycopg.OperationalError) and conn.closed:
                 raise
             failed[name] = first_line(e)
-    return rows, failed
-
-
-def _rows(conn: psycopg.Connection[Any], query: str) -> list[dict[str, Any]]:
-    with conn.cursor(row_factory=dict_row) as cur:
-        return cur.execute(query, {}).fetchall()  # {}: '%%' in the query reads as '%'
+    return read, failed

@@ -19,9 +19,7 @@ from typing import Any
 
 from pglast.parser import ParseError
 
-from ..model.result import LabResult
 from ..sqltree import tables_read
-from ..words import plural
 from .findings import Finding
 from .sql_checks import REWRITES
 
@@ -75,23 +73,3 @@ def plan_proof(finding: Finding) -> ProofPlan | str:
 
 def _fill(template: str, evidence: dict[str, Any]) -> str:
     return template.format(**evidence)
-
-
-def verdict_of(result: LabResult) -> str:
-    """B against A as a proof: the verdict, its ratio and interval, the rounds (and for
-    an undecided one, what the run could have detected)."""
-    b = result.step("b")
-    ratio = b.ratio_vs_previous
-    verdict = b.verdict_vs_previous.value
-    words = {
-        "faster": "proven faster",
-        "slower": "slower",
-        "no-change": "no measurable effect",
-    }.get(verdict, "not proven: inconclusive")
-    if ratio is None:
-        return words
-    low, high = ratio.ci95
-    figures = [f"×{ratio.median:.2f} [{low:.2f}–{high:.2f}]", plural(len(b.runs), "round")]
-    if verdict == "inconclusive" and ratio.detectable is not None:
-        figures.append(f"could detect ≥{ratio.detectable:.0%}")
-    return f"{words} ({', '.join(figures)})"

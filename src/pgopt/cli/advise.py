@@ -10,21 +10,21 @@ from pathlib import Path
 import click
 
 from ..advise.advice import advice_document, advise
-from ..advise.evidence import read_server, session_params
+from ..advise.evidence import read_server
+from ..advise.proof_run import prove_findings
 from ..advise.report import advice_report
 from ..advise.rules import all_rules
+from ..consoles import err, out, say_written
 from ..errors import UsageError
+from ..indexes.advisor import add_index_advice, read_queries
 from ..indexes.outcome import RULE
-from ..redact import redact_dsn, redactor
+from ..indexes.proof import prove_indexes
+from ..redact import hide_passwords, redact_dsn
 from ..replay.source_reader import synthesize_from
 from ..report import markdown
 from ..report.terminal import print_document_summary
+from ..running.launch import command_line
 from ..store import new_run_dir, write_atomic
-from .advise_indexes import add_index_advice, read_queries
-from .advise_proof import prove_findings
-from .app import err, out, say_written
-from .index_proof import prove_indexes
-from .running import command_line, password_of
 
 
 @click.command("advise")
@@ -100,7 +100,7 @@ def advise_cmd(
     """Look at a live server, read-only, and say what the seed articles' problems and
     the standard ones look like there, each with its evidence and the source of its
     threshold. Nothing is written to the server."""
-    redactor.add(password_of(dsn))
+    hide_passwords(dsn)
     rules = all_rules()
     known = {r.id for r in rules} | {RULE}
     for flag, ids in (("--rule", rule_ids), ("--prove", prove_ids)):
@@ -132,7 +132,7 @@ def advise_cmd(
         rules_to_prove = set(prove_ids) - {RULE}
         prove_findings(result, doc, dsn, rules_to_prove, folder, prove_duration, prove_reps)
     if not rule_ids or RULE in rule_ids:
-        indexes = add_index_advice(doc, session_params(dsn), dsn, queries, cover / 100, folder)
+        indexes = add_index_advice(doc, dsn, queries, cover / 100, folder)
         if indexes is not None and RULE in prove_ids:
             prove_indexes(indexes, doc, dsn, queries, synthesis, folder, prove_duration, prove_reps)
     doc["duration_s"] = round(time.monotonic() - clock, 2)

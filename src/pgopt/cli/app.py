@@ -1,27 +1,14 @@
-"""The `pgopt` command group, its consoles, and what every command prints alike."""
+"""The `pgopt` command group, each command imported when it runs, and how an error is
+printed."""
 
 from __future__ import annotations
 
 import importlib
-from pathlib import Path
 
 import click
-from rich.console import Console
 
 from .. import __version__
 from ..redact import redactor
-
-
-def _console(stderr: bool = False) -> Console:
-    console = Console(stderr=stderr, highlight=False)
-    if not console.is_terminal:  # logs and pipes: wide enough for the summary table
-        console = Console(stderr=stderr, highlight=False, width=140)
-    return console
-
-
-out = _console()
-err = _console(stderr=True)
-
 
 # each command's module, imported only when the command runs: `pgopt --version` and a
 # command's --help need not load scipy, matplotlib and the driver
@@ -56,11 +43,6 @@ class LazyGroup(click.Group):
 @click.option("--debug", is_flag=True, help="Show the traceback of an internal error.")
 def cli(debug: bool) -> None:
     """pgopt: will this change make PostgreSQL faster, by how much, and why?"""
-
-
-def say_written(paths: list[Path]) -> None:
-    for path in paths:
-        out.print(f"report: {path}")
 
 
 def print_error(message: str) -> None:

@@ -14,10 +14,10 @@ from typing import Any, TypeVar
 import click
 from rich.markup import escape
 
+from ..consoles import out
 from ..errors import GateFailed, UsageError
 from ..report.gate import Gate, GateResult, junit_xml, step_summary_markdown
 from ..store import write_atomic
-from .app import out
 
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 F = TypeVar("F", bound=Callable[..., Any])

@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import click
 from rich.markup import escape
 
+from ..consoles import out
 from ..errors import ChecksFailed, LabsFailed, PgoptError, UsageError
 from ..lab import builtin_labs, resolve_lab
 from ..lab.catalog import DEMO_ORDER
+from ..running.launch import run_lab
+from ..running.options import RunOptions
 from .across import across_options
-from .app import out, print_error
-from .running import check_run_options, run_lab, run_options
+from .app import print_error
+from .running import run_options
 
 
 @click.group()
@@ -45,23 +49,23 @@ def lab_list() -> None:
 )
 def lab_run(name: str, **options: Any) -> None:
     """Run lab NAME (a built-in lab, a lab folder, or `all`)."""
-    check_run_options(options)
+    run = RunOptions.of(options).checked()
     if name != "all":
-        result = run_lab(resolve_lab(name), options)
+        result = run_lab(resolve_lab(name), run)
         if result is not None and not result.passed:
             raise ChecksFailed("a check failed")
         return
     # Every lab, one after the other; one lab's failure does not stop the others.
     labs = [item for item in builtin_labs() if item.name in DEMO_ORDER]
-    if options["steps"]:
+    if run.steps:
         raise UsageError("--steps names the steps of one lab, not of `all`")
-    if options["a_pg_bin"] or options["b_pg_bin"]:
+    if run.a_pg_bin or run.b_pg_bin:
         raise UsageError("--a-pg-bin and --b-pg-bin run one lab across two servers, not `all`")
     outcomes: list[tuple[str, str]] = []
     for item in labs:
-        out_dir = options["out_dir"] / item.name if options["out_dir"] is not None else None
+        out_dir = run.out_dir / item.name if run.out_dir is not None else None
         try:
-            result = run_lab(item, {**options, "out_dir": out_dir})
+            result = run_lab(item, replace(run, out_dir=out_dir))
             passed = result is None or result.passed
             outcomes.append((item.name, "ok" if passed else "a check failed"))
         except PgoptError as e:

@@ -16,8 +16,9 @@ from types import FrameType
 import click
 
 from .. import stopping
+from ..consoles import err
 from ..errors import EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Interrupted, PgoptError
-from .app import cli, err, print_error
+from .app import cli, print_error
 
 INTERRUPTING = (signal.SIGTERM, signal.SIGHUP)
 

@@ -1,5 +1,5 @@
 """`pgopt tune`: a configuration for this machine, each value with its reason, held
-to the target server's own bounds; `--measure` puts it to the test (tune_measure.py).
+to the target server's own bounds; `--measure` puts it to the test (tune/measure.py).
 A server of `--dsn` is tuned for this machine's memory, CPUs and disk only when it is
 on this machine (tune/locality.py); otherwise `--ram` and `--cpus` must say its own,
 and without them tune refuses before it connects."""
@@ -15,9 +15,11 @@ from typing import Any
 import click
 
 from ..binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, find_binaries
+from ..consoles import err, out, say_written
 from ..errors import UsageError
 from ..machine import read_facts
 from ..params import parse_size
+from ..running.options import RunOptions
 from ..servers.binary_facts import embedded_facts
 from ..servers.embedded import default_workdir_base
 from ..store import new_run_dir, write_atomic
@@ -25,15 +27,14 @@ from ..tune import output, server
 from ..tune.facts import ServerSettings, Storage, platform_of
 from ..tune.inputs import Given, Place, assemble
 from ..tune.locality import Locality, confirm, data_disk, of_dsn, refusal
+from ..tune.measure import MeasureOptions, measure
 from ..tune.measure_lab import WORKLOADS
 from ..tune.profile import DB_TYPES, STORAGE, Inputs, derive, profiles
 from ..tune.safety import memory_check
 from ..tune.settings_check import Checked, Refused, check
 from ..tune.storage import probe
 from ..words import plural
-from .app import err, out, say_written
-from .running import check_run_options, run_options
-from .tune_measure import measure
+from .running import run_options
 
 
 @click.command("tune")
@@ -94,7 +95,7 @@ def tune_cmd(**options: Any) -> None:
     server's own pg_settings. Memory and CPUs as a container sees them; the disk
     probed (pg_test_fsync, random and sequential reads). --measure puts pgopt's profile
     and pgtune's to the test against the defaults, and says which settings mattered."""
-    check_run_options(options)
+    RunOptions.of(options).checked()
     given = given_of(options)  # bad input fails here, before any server starts
     where = locality_of(options)  # and a server not here without --ram/--cpus
     if options["dry_run"]:
@@ -103,11 +104,11 @@ def tune_cmd(**options: Any) -> None:
     target = read_server(options)
     if where is not None:
         where = confirmed(where, target, options)
-    inputs_of = partial(tune_inputs, where=where)
+    inputs_of = partial(tune_inputs, options, where=where)
     if options["measure"]:
-        measure(options, given, target, inputs_of)
+        measure(measure_options(options), given, target, inputs_of)
         return
-    inputs, sources = inputs_of(options, given, target)
+    inputs, sources = inputs_of(given, target)
     profile = profiles()[options["profile_name"]]
     accepted, refused = check(derive(profile, inputs), target.pg_settings)
     settings = {c.name: c.value for c in accepted}
@@ -175,13 +176,23 @@ def dry_run(options: dict[str, Any], given: Given, where: Locality | None) -> No
     facts = embedded_facts(binaries)
     target = ServerSettings(facts.version_num, 100, 0, {}, platform_of(sys.platform))
 
-    def derived_inputs(
-        options: dict[str, Any], given: Given, target: ServerSettings
-    ) -> tuple[Inputs, dict[str, Any]]:
+    def derived_inputs(given: Given, target: ServerSettings) -> tuple[Inputs, dict[str, Any]]:
         place = Place("none read (a dry run)", unmeasured="a dry run")
         return assemble(given, read_facts(), None, target, place)
 
-    measure(options, given, target, derived_inputs, contexts=facts.contexts)
+    measure(measure_options(options), given, target, derived_inputs, contexts=facts.contexts)
+
+
+def measure_options(options: dict[str, Any]) -> MeasureOptions:
+    """--measure's options, typed."""
+    return MeasureOptions(
+        RunOptions.of(options),
+        options["workload"],
+        options["pgtune_type"],
+        bool(options["db_size"]),
+        options["ablation"],
+        options["ablate_from"],
+    )
 
 
 def read_server(options: dict[str, Any]) -> ServerSettings:

@@ -15,12 +15,12 @@ from typing import Any
 
 import psycopg
 from pglast.parser import ParseError
-from psycopg.rows import dict_row
 
 from ..plans.generic import PlanError, generic_plan, parameter_count
 from ..plans.shape import Plan, nodes
 from ..queries import load
 from ..replay.catalog import SourceStatement
+from ..servers.read_only import dict_rows
 from ..sqltree import tables_read
 from .candidates import ColumnStats, ExistingIndex, TableFacts
 from .scans import Key
@@ -48,7 +48,7 @@ def read_workload(
     the execution time the statements taken make up (every write is taken)."""
     version = conn.info.server_version
     if statements is None:
-        rows = _rows(conn, load("source_statements", version))
+        rows = dict_rows(conn, load("source_statements", version))
         statements = chosen([SourceStatement(**r) for r in rows], cover)
     reading = LiveReading(statements, version_num=version)
     for s in statements:
@@ -66,7 +66,9 @@ def read_workload(
         if target is not None:
             reading.writes_to[sid] = target
     reading.tables = _tables(conn, names)
-    reading.trigram = bool(_rows(conn, "select 1 as x from pg_extension where extname = 'pg_trgm'"))
+    reading.trigram = bool(
+        dict_rows(conn, "select 1 as x from pg_extension where extname = 'pg_trgm'")
+    )
     return reading
 
 
@@ -97,7 +99,7 @@ def _refusal(conn: psycopg.Connection[Any], query: str) -> str | None:
     except PlanError as e:
         return str(e)
     for name in names:
-        row = _rows(
+        row = dict_rows(
             conn,
             "select to_regclass(%(n)s) is not null as found, "
             "coalesce(has_table_privilege(to_regclass(%(n)s), 'SELECT'), false) as readable",
@@ -116,10 +118,10 @@ def _tables(conn: psycopg.Connection[Any], names: list[str]) -> dict[str, TableF
     version = conn.info.server_version
     params = {"tables": names}
     columns: dict[str, dict[str, ColumnStats]] = {n: {} for n in names}
-    for r in _rows(conn, load("index_columns", version), params):
+    for r in dict_rows(conn, load("index_columns", version), params):
         columns[r["table_name"]][r["column_name"]] = ColumnStats(r["width"], r["distinct_values"])
     indexes: dict[str, list[ExistingIndex]] = {n: [] for n in names}
-    for r in _rows(conn, load("index_existing", version), params):
+    for r in dict_rows(conn, load("index_existing", version), params):
         indexes[r["table_name"]].append(existing_index(r))
     return {
         r["name"]: TableFacts(
@@ -133,7 +135,7 @@ def _tables(conn: psycopg.Connection[Any], names: list[str]) -> dict[str, TableF
             hot_updates=int(r["hot_updates"]),
             deletes=int(r["deletes"]),
         )
-        for r in _rows(conn, load("index_tables", version), params)
+        for r in dict_rows(conn, load("index_tables", version), params)
     }
 
 
@@ -157,10 +159,3 @@ def existing_index(row: dict[str, Any]) -> ExistingIndex:
         method=row["method"],
         valid=bool(row["valid"]),
     )
-
-
-def _rows(
-    conn: psycopg.Connection[Any], query: str, params: dict[str, Any] | None = None
-) -> list[dict[str, Any]]:
-    with conn.cursor(row_factory=dict_row) as cur:
-        return cur.execute(query, params or {}).fetchall()

@@ -14,17 +14,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import psycopg
-from psycopg.rows import dict_row
 
 from ..analysis.observed import Snapshot
 from ..queries import find, load
-
-
-def _rows(
-    conn: psycopg.Connection[Any], query: str, params: dict[str, Any] | None = None
-) -> list[dict[str, Any]]:
-    with conn.cursor(row_factory=dict_row) as cur:
-        return cur.execute(query, params).fetchall()
+from ..servers.read_only import dict_rows
 
 
 def _counters(row: dict[str, Any]) -> dict[str, int]:
@@ -37,16 +30,16 @@ def take(conn: psycopg.Connection[Any], *, statements: bool, databases: Sequence
     scope = {"databases": list(databases)}
     conn.execute("select pg_stat_clear_snapshot()")
     snap: Snapshot = {}
-    rows = _rows(conn, load("stat_database", version), scope)
+    rows = dict_rows(conn, load("stat_database", version), scope)
     snap["database"] = _counters(rows[0]) if rows else {}
     wal = find("stat_wal", version)
     if wal is not None:
-        rows = _rows(conn, wal)
+        rows = dict_rows(conn, wal)
         snap["wal"] = _counters(rows[0]) if rows else {}
     io = find("stat_io", version)
     if io is not None:
-        snap["io"] = {str(row.pop("backend_type")): _counters(row) for row in _rows(conn, io)}
-    rows = _rows(conn, load("checkpoints", version))
+        snap["io"] = {str(row.pop("backend_type")): _counters(row) for row in dict_rows(conn, io)}
+    rows = dict_rows(conn, load("checkpoints", version))
     snap["checkpoints"] = int(rows[0]["checkpoints"] or 0) if rows else 0
     if statements:
         snap["statements"] = {
@@ -58,20 +51,20 @@ def take(conn: psycopg.Connection[Any], *, statements: bool, databases: Sequence
                 "shared_blks_hit": int(row["shared_blks_hit"]),
                 "shared_blks_read": int(row["shared_blks_read"]),
             }
-            for row in _rows(conn, load("statements", version), scope)
+            for row in dict_rows(conn, load("statements", version), scope)
         }
     return snap
 
 
 def wal_position(conn: psycopg.Connection[Any]) -> int:
     """Bytes of WAL inserted since the cluster began: differences give WAL written."""
-    rows = _rows(conn, load("wal_position"))
+    rows = dict_rows(conn, load("wal_position"))
     return int(rows[0]["position"]) if rows else 0
 
 
 def statements_available(conn: psycopg.Connection[Any]) -> bool:
     """pg_stat_statements is preloaded and installed (or installable) in this database."""
-    rows = _rows(conn, load("statements_available"))
+    rows = dict_rows(conn, load("statements_available"))
     if not rows or not rows[0]["preloaded"] or not rows[0]["installable"]:
         return False
     try:

@@ -5,8 +5,8 @@ from its rows), the largest value of each unique column the workload inserts int
 and, over a sample of a few seconds, how its clients run the statements: how many
 statements a commit, how many sessions, with which protocol.
 
-The session is read-only (default_transaction_read_only, a statement timeout and
-pgopt's application_name), so nothing here can write to the user's database.
+The session is servers/read_only.py's, so nothing here can write to the user's
+database.
 Read before pg_dump copies the source, so the copy's own statements are not
 taken for the workload.
 """
@@ -22,11 +22,12 @@ from typing import Any
 import psycopg
 from pglast.parser import ParseError
 from psycopg import sql
-from psycopg.rows import dict_row
 
 from ..errors import UsageError, first_line
 from ..queries import load
 from ..redact import redact_dsn
+from ..servers import read_only
+from ..servers.read_only import dict_rows
 from ..sqltree import tables_read
 from .capture import Capture, capture_of
 from .catalog import Catalog, Column, SourceStatement, SourceWorkload
@@ -42,7 +43,6 @@ SAMPLE_EVERY_S = 0.5  # pg_stat_activity's sessions during the workload sample
 TRANSACTION_CONTROL = re.compile(
     r"\s*(begin|commit|rollback|start|end|abort|savepoint|release|prepare transaction)\b", re.I
 )
-READ_ONLY = "-c default_transaction_read_only=on -c statement_timeout=60s -c lock_timeout=5s"
 ENABLE = (
     "add pg_stat_statements to shared_preload_libraries, restart the server, run "
     "'create extension pg_stat_statements' in the database, and run your workload; "
@@ -114,9 +114,7 @@ def _synthesize(
     the source."""
     where = redact_dsn(dsn)
     try:
-        with psycopg.connect(
-            dsn, options=READ_ONLY, application_name="pgopt ab", autocommit=True
-        ) as conn:
+        with read_only.connect(dsn, "ab") as conn:
             workload, capture = NOT_SAMPLED, None
             if statements is None:
                 if log is None:  # the sample first: the counts come after it
@@ -140,7 +138,7 @@ def _capture(
 ) -> Capture:
     """The log capture at `log`, read with the source's log_line_prefix, its statements
     matched to the source's pg_stat_statements."""
-    prefix = str(_rows(conn, "select current_setting('log_line_prefix') as p")[0]["p"])
+    prefix = str(dict_rows(conn, "select current_setting('log_line_prefix') as p")[0]["p"])
     try:
         with log.open(encoding="utf-8", errors="replace", newline="") as f:
             logged = read_log(f, prefix)
@@ -159,17 +157,12 @@ def _capture(
     return capture
 
 
-def _rows(conn: psycopg.Connection[Any], query: Any, params: Any = None) -> list[dict[str, Any]]:
-    with conn.cursor(row_factory=dict_row) as cur:
-        return cur.execute(query, params).fetchall()
-
-
 def _statements(conn: psycopg.Connection[Any], where: str) -> list[SourceStatement]:
-    installed = _rows(conn, "select 1 from pg_extension where extname = 'pg_stat_statements'")
+    installed = dict_rows(conn, "select 1 from pg_extension where extname = 'pg_stat_statements'")
     if not installed:
         raise UsageError(f"{where} has no pg_stat_statements to take the workload from: {ENABLE}")
     try:
-        rows = _rows(conn, load("source_statements", conn.info.server_version))
+        rows = dict_rows(conn, load("source_statements", conn.info.server_version))
     except psycopg.Error as e:
         raise UsageError(f"{where}: pg_stat_statements: {first_line(e)}: {ENABLE}") from e
     if not rows:
@@ -194,9 +187,9 @@ def _statements(conn: psycopg.Connection[Any], where: str) -> list[SourceStateme
 def _calls(conn: psycopg.Connection[Any]) -> int:
     """The statements the source's pg_stat_statements has counted so far (transaction
     control left out)."""
-    if not _rows(conn, "select 1 from pg_extension where extname = 'pg_stat_statements'"):
+    if not dict_rows(conn, "select 1 from pg_extension where extname = 'pg_stat_statements'"):
         return 0
-    rows = _rows(conn, load("source_statements", conn.info.server_version))
+    rows = dict_rows(conn, load("source_statements", conn.info.server_version))
     return sum(int(r["calls"]) for r in rows if not TRANSACTION_CONTROL.match(str(r["query"])))
 
 
@@ -246,7 +239,7 @@ def _sample_workload(conn: psycopg.Connection[Any], seconds: float) -> SourceWor
 
 
 def _activity(conn: psycopg.Connection[Any]) -> dict[str, Any]:
-    return _rows(conn, load("source_activity", conn.info.server_version))[0]
+    return dict_rows(conn, load("source_activity", conn.info.server_version))[0]
 
 
 def _with_largest(conn: psycopg.Connection[Any], selection: Selection, catalog: Catalog) -> Catalog:
@@ -266,7 +259,7 @@ def _with_largest(conn: psycopg.Connection[Any], selection: Selection, catalog: 
             query = sql.SQL("select max({c})::text as m from {s}.{t}").format(
                 c=sql.Identifier(use.column), s=sql.Identifier(key[0]), t=sql.Identifier(key[1])
             )
-            largest = _rows(conn, query)[0]["m"]
+            largest = dict_rows(conn, query)[0]["m"]
             tables[key][use.column] = replace(column, largest=largest)
     return replace(catalog, tables=tables)
 
@@ -275,7 +268,7 @@ def _catalog(conn: psycopg.Connection[Any]) -> Catalog:
     tables: dict[tuple[str, str], dict[str, Column]] = {}
     visible: dict[str, str] = {}
     sizes: dict[tuple[str, str], tuple[float, float]] = {}
-    for r in _rows(conn, load("source_columns")):
+    for r in dict_rows(conn, load("source_columns")):
         key = (str(r["schema"]), str(r["table"]))
         tables.setdefault(key, {})[str(r["column"])] = Column(
             int(r["position"]), str(r["type"]), bool(r["is_unique"])
@@ -292,7 +285,7 @@ def _pools(
     pools = {}
     for schema, table, column in sorted(needed_columns(selection, catalog)):
         type_name = catalog.tables[(schema, table)][column].type
-        stats = _rows(
+        stats = dict_rows(
             conn, load("column_stats"), {"schema": schema, "table": table, "column": column}
         )
         pool = None
@@ -309,7 +302,7 @@ def _pools(
 def _sample(conn: psycopg.Connection[Any], schema: str, table: str, column: str) -> list[str]:
     """Up to SAMPLE_ROWS values of the column, spread over a big table by a Bernoulli
     sample sized from the planner's row estimate."""
-    estimate = _rows(
+    estimate = dict_rows(
         conn,
         "select greatest(c.reltuples, 0)::float8 as n, c.relkind in ('r', 'm') as sampled "
         "from pg_class c join pg_namespace s on s.oid = c.relnamespace "
@@ -325,6 +318,6 @@ def _sample(conn: psycopg.Connection[Any], schema: str, table: str, column: str)
         c=sql.Identifier(column), t=source, n=sql.Literal(SAMPLE_ROWS)
     )
     try:
-        return [str(r["v"]) for r in _rows(conn, query)]
+        return [str(r["v"]) for r in dict_rows(conn, query)]
     except psycopg.errors.InsufficientPrivilege:
         return []

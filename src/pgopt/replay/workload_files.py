@@ -6,6 +6,7 @@ drawn and what that assumes, and what was left out and why (in the run folder,
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ..pgbench.command import ScriptRef
@@ -110,3 +111,15 @@ def workload_markdown(synthesis: Synthesis) -> str:
                 f"| `{flat_query(k.statement.query)}` | {k.reason} |"
             )
     return "\n".join(lines) + "\n"
+
+
+def write_scripts(
+    synthesis: Synthesis, folder: Path, transaction: bool
+) -> tuple[tuple[ScriptRef, ...], tuple[Path, ...]]:
+    """The synthesized scripts as files, each one transaction when `transaction`, and
+    the keys file their inserts need, if any."""
+    if transaction:
+        wrapped = tuple(replace(s, text=f"begin;\n{s.text}commit;\n") for s in synthesis.scripts)
+        synthesis = replace(synthesis, scripts=wrapped)
+    scripts, keys = write_workload(synthesis, folder)
+    return scripts, (keys,) if keys else ()

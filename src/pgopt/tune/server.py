@@ -9,22 +9,20 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
-from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 
 from ..binaries import PgBinaries
 from ..errors import TargetError, first_line
 from ..queries import load
 from ..redact import redact_dsn
+from ..servers import read_only
 from ..servers.embedded import EmbeddedTarget
 from .facts import ServerSettings, platform_of
-
-READ_ONLY = "-c default_transaction_read_only=on -c statement_timeout=30s -c lock_timeout=2s"
 
 
 def read(conninfo: dict[str, Any]) -> ServerSettings:
     with (
-        psycopg.connect(**conninfo, autocommit=True, connect_timeout=10) as conn,
+        psycopg.connect(**{"connect_timeout": 10, **conninfo}, autocommit=True) as conn,
         conn.cursor(row_factory=dict_row) as cur,
     ):
         rows = cur.execute(load("tune_settings")).fetchall()
@@ -41,12 +39,7 @@ def read(conninfo: dict[str, Any]) -> ServerSettings:
 
 def from_dsn(dsn: str) -> ServerSettings:
     try:
-        params = {
-            **conninfo_to_dict(dsn),
-            "options": READ_ONLY,
-            "application_name": "pgopt tune",
-        }
-        return read(params)
+        return read(read_only.session_params(dsn, "tune"))
     except psycopg.Error as e:
         raise TargetError(f"cannot read {redact_dsn(dsn)}: {first_line(e)}") from e
 

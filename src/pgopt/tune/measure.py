@@ -9,20 +9,24 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..ab.lab import StepsOf
+from ..ab.run import AbOptions, run_ab
 from ..ab.spec import AbFlags, AbSpec, read_spec
+from ..consoles import err, out, say_written
 from ..lab.load import lab_from_dict
 from ..model.result import LabResult
+from ..running.launch import run_lab
+from ..running.options import RunOptions
 from ..store import new_run_dir, write_atomic
-from ..tune import output
-from ..tune.choice import Choice, choose, verdict_text
-from ..tune.facts import ServerSettings
-from ..tune.inputs import Given
-from ..tune.measure_lab import (
+from . import output
+from .choice import choose
+from .facts import ServerSettings
+from .inputs import Given
+from .measure_lab import (
     WORKLOADS,
     Profiled,
     ablation_steps,
@@ -31,21 +35,30 @@ from ..tune.measure_lab import (
     data_mb,
     pgtune_type,
 )
-from ..tune.profile import Inputs, derive, profiles
-from ..tune.safety import MemoryCheck, fitting_work_mem, memory_check
-from ..tune.settings_check import Checked, Refused, check, server_value
-from .ab import run_ab
-from .app import err, out, say_written
-from .running import run_lab
+from .measure_summary import report_markdown, summary, summary_lines
+from .profile import Inputs, derive, profiles
+from .safety import MemoryCheck, fitting_work_mem, memory_check
+from .settings_check import Checked, Refused, check, server_value
 
-RUN_SCHEMA = "pgopt.tune-run/1"
+InputsOf = Callable[[Given, ServerSettings], tuple[Inputs, dict[str, Any]]]
 
 
-InputsOf = Callable[[dict[str, Any], Given, ServerSettings], tuple[Inputs, dict[str, Any]]]
+@dataclass(frozen=True)
+class MeasureOptions:
+    """What `tune --measure` runs: the labs' run options, the workload (a built-in one's
+    name or an ab.toml), pgtune's database type, whether --db-size was given, and the
+    ablation (after a winner, or from the profile `ablate_from` names)."""
+
+    run: RunOptions
+    workload: str
+    pgtune_type: str | None = None
+    db_size_given: bool = False
+    ablation: bool = True
+    ablate_from: str | None = None
 
 
 def measure(
-    options: dict[str, Any],
+    options: MeasureOptions,
     given: Given,
     target: ServerSettings,
     inputs_of: InputsOf,
@@ -55,16 +68,16 @@ def measure(
     """Run the comparison and the ablation; with --dry-run print their plans (then
     `contexts`, the settings' contexts from the binaries, stand in for a server: the
     profiles are as derived, not yet held to the server's bounds)."""
-    workload = options["workload"]
+    workload, run = options.workload, options.run
     ab = None if workload in WORKLOADS else read_spec(Path(workload), AbFlags(), Path.cwd())
-    scale = options["scale"] or (0.01 if options["quick"] and workload == "batch" else 1.0)
+    scale = run.scale or (0.01 if run.quick and workload == "batch" else 1.0)
     given = replace(
         given,
         db_bytes=given.db_bytes or (data_mb(workload, scale) * 2**20 if not ab else 2**30),
-        db_type=options["pgtune_type"] or (pgtune_type(workload) if not ab else "web"),
+        db_type=options.pgtune_type or (pgtune_type(workload) if not ab else "web"),
     )
-    inputs, sources = inputs_of(options, given, target)
-    if not options["db_size"]:
+    inputs, sources = inputs_of(given, target)
+    if not options.db_size_given:
         sources["db_size"] = (
             f"the {workload} workload's data at scale {scale:g}"
             if not ab
@@ -75,31 +88,31 @@ def measure(
         if contexts is not None:
             profiled[name] = _as_derived(name, inputs, contexts)
             continue
-        profiled[name], texts[name] = _profiled(name, inputs, target, bool(options["dsn"]))
+        profiled[name], texts[name] = _profiled(name, inputs, target, bool(run.dsn))
     folder = None
-    if not options["dry_run"]:
-        folder = new_run_dir("tune", options["out_dir"])
+    if not run.dry_run:
+        folder = new_run_dir("tune", run.out_dir)
         (folder / "raw").rmdir()  # the runs keep theirs in compare/ and ablation/
-    run = _Runner(workload, ab, {**options, "scale": scale}, folder)
-    compared = run("compare", lambda first: comparison_steps(first, *profiled.values()))
-    named = options["ablate_from"]
+    runner = _Runner(workload, ab, replace(run, scale=scale), folder)
+    compared = runner("compare", lambda first: comparison_steps(first, *profiled.values()))
+    named = options.ablate_from
     if compared is None or folder is None:
-        if options["ablation"]:  # --dry-run: the ablation's plan too, from a profile
+        if options.ablation:  # --dry-run: the ablation's plan too, from a profile
             ablated_plan = named or "pgopt"
             when = "from the profile named" if named else "only if a profile wins; pgopt's"
             out.print(f"then the ablation ({when}):", highlight=False)
-            run("ablation", lambda first: ablation_steps(first, profiled[ablated_plan]))
+            runner("ablation", lambda first: ablation_steps(first, profiled[ablated_plan]))
         return
     choice = choose(compared, named)
     err.print(f"[tune] {choice.why}", markup=False)
     start = named or choice.winner
     ablated = None
-    if options["ablation"] and start is not None:
+    if options.ablation and start is not None:
         err.print(
             f"[tune] the ablation: each of {start}'s settings back to its default", markup=False
         )
-        ablated = run("ablation", lambda first: ablation_steps(first, profiled[start]))
-    elif options["ablation"]:
+        ablated = runner("ablation", lambda first: ablation_steps(first, profiled[start]))
+    elif options.ablation:
         err.print(
             "[tune] no ablation: it starts from a winner (--ablate-from pgopt|pgtune "
             "names a profile to start from)",
@@ -159,14 +172,14 @@ class _Runner:
     copied and its workload made as `pgopt ab` does)."""
 
     def __init__(
-        self, workload: str, ab: AbSpec | None, options: dict[str, Any], folder: Path | None
+        self, workload: str, ab: AbSpec | None, options: RunOptions, folder: Path | None
     ) -> None:
         self.workload, self.ab, self.options, self.folder = workload, ab, options, folder
 
     def __call__(self, kind: str, steps_of: StepsOf) -> LabResult | None:
         if self.ab is not None:
             out_dir = self.folder / kind if self.folder else None
-            return run_ab(self.ab, {**self.options, "out_dir": out_dir}, steps_of)
+            return run_ab(self.ab, AbOptions(replace(self.options, out_dir=out_dir)), steps_of)
         raw, lab_folder = base_lab(self.workload)
         raw["title"] = f"tune ({kind}) on {self.workload}: {raw['title']}"
         raw["steps"] = steps_of(raw.pop("first_step"))
@@ -195,93 +208,3 @@ def _within_memory(
     settings["work_mem"] = value
     fitted_check = memory_check(settings, target.pg_settings, connections, ram_mb * 2**20)
     return (*kept, work_mem), fitted_check
-
-
-def _verdict(step: Any, *, vs_baseline: bool = False) -> dict[str, Any]:
-    ratio = step.ratio_vs_baseline if vs_baseline else step.ratio_vs_previous
-    verdict = step.verdict_vs_baseline if vs_baseline else step.verdict_vs_previous
-    return {
-        "verdict": verdict.value,
-        "ratio": ratio.median if ratio else None,
-        "ci95": list(ratio.ci95) if ratio else None,
-        "text": verdict_text(verdict.value, ratio),
-    }
-
-
-def summary(
-    names: dict[str, float],
-    sources: dict[str, Any],
-    compared: LabResult,
-    ablated: LabResult | None,
-    choice: Choice,
-    start: str | None,
-    profiled: dict[str, Profiled],
-    memory: str,
-) -> dict[str, Any]:
-    mattered = []
-    if ablated is not None and start is not None:
-        source = profiled[start]
-        for step in ablated.steps[1:]:
-            setting = step.name.removeprefix("without_")
-            entry = {"setting": setting, "value": source.settings[setting]}
-            entry |= {"default": source.defaults[setting], **_verdict(step)}
-            mattered.append(entry)
-    return {
-        "schema": RUN_SCHEMA,
-        "inputs": {**names, "sources": sources},
-        "profiles": {k: v.settings for k, v in profiled.items()},
-        "metric": compared.steps[0].metric.unit,
-        "pgtune_vs_defaults": _verdict(compared.step("pgtune")),
-        "pgopt_vs_pgtune": _verdict(compared.step("pgopt")),
-        "pgopt_vs_defaults": _verdict(compared.step("pgopt"), vs_baseline=True),
-        "winner": choice.winner,
-        "held": choice.held,
-        "why": choice.why,
-        "ablated_from": start if ablated else None,
-        "memory": memory,
-        "ablation": mattered,
-    }
-
-
-def report_markdown(doc: dict[str, Any], workload: str) -> str:
-    """tune's own page: the verdicts, the settings that mattered, where the runs are."""
-    lines = [f"# pgopt tune --measure on {workload}", ""]
-    lines += [f"- {line.strip()}" for line in summary_lines(doc)[:3]]
-    if not doc["ablation"]:
-        lines += [
-            "",
-            "No ablation was run: it starts from a winner or a profile named with"
-            " --ablate-from (or --no-ablation said so).",
-        ]
-    else:
-        lines += ["", "| setting | value | default | back to the default |", "|---|---|---|---|"]
-    for a in doc["ablation"]:
-        ratio = f" ×{a['ratio']:.2f} [{a['ci95'][0]:.2f}–{a['ci95'][1]:.2f}]" if a["ratio"] else ""
-        lines.append(f"| {a['setting']} | {a['value']} | {a['default']} | {a['verdict']}{ratio} |")
-    lines += [
-        "",
-        "A setting whose step is slower with it back at the default is one that mattered.",
-        "The runs, with their reports: [compare/](compare/report.md) (defaults, pgtune, pgopt)"
-        + (" and [ablation/](ablation/report.md)" if doc["ablation"] else "")
-        + "; the configuration: [tune.conf](tune.conf).",
-        "",
-    ]
-    return "\n".join(lines)
-
-
-def summary_lines(doc: dict[str, Any]) -> list[str]:
-    def ratio(v: dict[str, Any]) -> str:
-        return str(v["text"])
-
-    lines = [
-        f"pgtune against the defaults: {ratio(doc['pgtune_vs_defaults'])}",
-        f"pgopt against the defaults: {ratio(doc['pgopt_vs_defaults'])}",
-        f"{doc['why']}; {doc['memory']}",
-    ]
-    if doc["ablation"]:
-        lines.append(
-            f"each of {doc['ablated_from']}'s settings back to its default (slower: it mattered):"
-        )
-    for a in doc["ablation"]:
-        lines.append(f"  {a['setting']} {a['value']} -> {a['default']}: {ratio(a)}")
-    return lines

@@ -1,38 +1,37 @@
-"""`pgopt ab --synthesize`: the workload made from the source's pg_stat_statements,
-told before the run; the A/B set to run it as the source's clients did (their
-count and protocol, unless the user set them); and what the replay is measured
-against for its fidelity (the lab's replay spec: the verdict comes with the
-result)."""
+"""An A/B of the source's replayed workload (`--synthesize`): the workload told before
+the run; the A/B set to run it as the source's clients did (their count and protocol,
+unless the user set them); and what the replay is measured against for its fidelity
+(the lab's replay spec: the verdict comes with the result)."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from rich.markup import escape
 from rich.table import Table
 
-from ..ab.spec import AbSpec
+from ..consoles import err
 from ..lab.spec import ReplaySpec, SourceFigures
 from ..replay.synthesize import Synthesis
 from ..words import flat_query
-from .app import err
+from .spec import AbSpec
 
 DEFAULT_CLIENTS = 2  # an A/B's clients when nothing else says (ab/lab.py)
 
 
-def as_the_source_ran(ab: AbSpec, synthesis: Synthesis, options: dict[str, Any]) -> AbSpec:
-    """The A/B with the source's client count and protocol where the user gave none."""
+def as_the_source_ran(ab: AbSpec, synthesis: Synthesis, clients: int | None) -> AbSpec:
+    """The A/B with the source's client count and protocol where the user gave none
+    (`clients`: the run's --clients)."""
     work = synthesis.workload
-    if work.clients and options.get("clients") is None and "clients" not in ab.run:
+    if work.clients and clients is None and "clients" not in ab.run:
         ab = replace(ab, run={**ab.run, "clients": work.clients})
     if work.protocol and ab.a.mode is None:
         ab = replace(ab, a=replace(ab.a, mode=work.protocol))
     return ab
 
 
-def replay_spec(synthesis: Synthesis, ab: AbSpec, options: dict[str, Any]) -> ReplaySpec:
+def replay_spec(synthesis: Synthesis, ab: AbSpec, clients: int | None) -> ReplaySpec:
     """What the replay is measured against: the source's figures of each replayed
     statement, what was left out, how the source's clients ran them."""
     work = synthesis.workload
@@ -57,7 +56,7 @@ def replay_spec(synthesis: Synthesis, ab: AbSpec, options: dict[str, Any]) -> Re
         statements_per_commit=work.statements_per_commit,
         clients=work.clients,
         protocol=work.protocol,
-        replay_clients=options.get("clients") or ab.run.get("clients") or DEFAULT_CLIENTS,
+        replay_clients=clients or ab.run.get("clients") or DEFAULT_CLIENTS,
         replay_protocol=ab.a.mode or "simple",
     )
 

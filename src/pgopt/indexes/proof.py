@@ -11,17 +11,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..ab.conclusion import verdict_of
+from ..ab.run import AbOptions, run_ab
 from ..ab.spec import AbSpec, Variant
-from ..advise.prove import verdict_of
-from ..indexes.outcome import RULE, IndexAdvice
-from ..indexes.proof_reading import ADDED, LEFT_OUT, statement_effects, wal_per_tx, worded
-from ..indexes.selection import Weighed
-from ..indexes.workload import Statement
+from ..consoles import err
 from ..replay.source_reader import scripts_for
 from ..replay.synthesize import Synthesis
-from .ab import run_ab
-from .advise_proof import PROOF_OPTIONS, write_scripts
-from .app import err
+from ..replay.workload_files import write_scripts
+from .outcome import RULE, IndexAdvice
+from .proof_reading import ADDED, LEFT_OUT, statement_effects, wal_per_tx, worded
+from .selection import Weighed
+from .workload import Statement
 
 
 def prove_indexes(
@@ -82,8 +82,7 @@ def prove_indexes(
         + (f", {len(adding)} rejected one(s) added" if adding else ""),
         markup=False,
     )
-    options = {**PROOF_OPTIONS, "reps": reps, "out_dir": where / "run", "synthesis": synthesis}
-    result = run_ab(spec, options, steps_of)
+    result = run_ab(spec, AbOptions.proof(reps, where / "run", synthesis), steps_of)
     assert result is not None
     verdict = verdict_of(result)
     fidelity = result.fidelity

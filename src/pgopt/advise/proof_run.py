@@ -1,40 +1,23 @@
 """`pgopt advise --prove RULE`: each finding of the rule measured by an A/B on a
-throwaway copy of the objects it names (advise/prove.py plans it, `run_ab` runs it).
+throwaway copy of the objects it names (advise/prove.py plans it, ab/run.py runs it).
 The live server is only read: pg_dump copies the objects, the statements' values
 come from its statistics."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..ab.conclusion import verdict_of
+from ..ab.run import AbOptions, run_ab
 from ..ab.spec import AbSpec, Variant
-from ..advise.advice import Advice
-from ..advise.prove import ProofPlan, plan_proof, verdict_of
+from ..consoles import err
 from ..errors import UsageError
 from ..pgbench.command import ScriptRef
 from ..replay.source_reader import scripts_for, statements_naming
-from ..replay.synthesize import Synthesis
-from ..replay.workload_files import write_workload
-from .ab import run_ab
-from .app import err
-
-PROOF_OPTIONS: dict[str, Any] = {
-    "quick": False,
-    "duration": None,
-    "margin": None,
-    "clients": None,
-    "dsn": None,
-    "allow_settings": False,
-    "pg_bin": None,
-    "seed": 1,
-    "workdir": None,
-    "keep": False,
-    "no_sampler": False,
-    "latencies": "first",
-    "dry_run": False,
-}
+from ..replay.workload_files import write_scripts
+from .advice import Advice
+from .prove import ProofPlan, plan_proof
 
 
 def prove_findings(
@@ -66,8 +49,7 @@ def prove_findings(
             continue
         if plan.assumption:
             entry["proof_assumption"] = plan.assumption
-        options = {**PROOF_OPTIONS, "reps": reps, "out_dir": where / "run"}
-        result = run_ab(spec, options)
+        result = run_ab(spec, AbOptions.proof(reps, where / "run"))
         assert result is not None
         entry["proof"] = verdict_of(result)
         entry["proof_run"] = str(where / "run")
@@ -113,15 +95,3 @@ def _spec(plan: ProofPlan, dsn: str, where: Path, duration: int) -> AbSpec:
         source_dsn=dsn,
         tables=plan.tables,
     )
-
-
-def write_scripts(
-    synthesis: Synthesis, folder: Path, transaction: bool
-) -> tuple[tuple[ScriptRef, ...], tuple[Path, ...]]:
-    """The synthesized scripts as files, each one transaction when `transaction`, and
-    the keys file their inserts need, if any."""
-    if transaction:
-        wrapped = tuple(replace(s, text=f"begin;\n{s.text}commit;\n") for s in synthesis.scripts)
-        synthesis = replace(synthesis, scripts=wrapped)
-    scripts, keys = write_workload(synthesis, folder)
-    return scripts, (keys,) if keys else ()

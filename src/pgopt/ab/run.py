@@ -1,0 +1,180 @@
+"""`pgopt ab` as a library: one A/B run from its spec and typed options, called by the
+command line and by every proof and measurement that runs an A/B (advise --prove,
+the index proof, tune --measure). The synthesized workload and the copy of the
+source first, then the lab through the lab engine."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from rich.text import Text
+
+from .. import machine
+from ..binaries import CLIENT_PROGRAMS, PgBinaries, find_binaries
+from ..consoles import err, out
+from ..errors import BenchError, UsageError
+from ..lab.across import shared_settings
+from ..lab.spec import DataCopy
+from ..model.result import LabResult
+from ..redact import hide_passwords, redact_dsn
+from ..replay.source_reader import synthesize_from
+from ..replay.synthesize import Synthesis
+from ..replay.workload_files import write_workload
+from ..report.fmt import format_bytes
+from ..running.launch import run_lab
+from ..running.options import RunOptions
+from ..servers.embedded import default_workdir_base
+from ..store import new_run_dir
+from ..words import plural
+from .across_copy import check_dump_script, copy_binaries
+from .data_size import CopySize, check_disk, read_tables
+from .lab import StepsOf, ab_lab
+from .replayed import as_the_source_ran, replay_spec, say_synthesis
+from .source import dump_source, script_of_dump
+from .spec import AbSpec
+
+
+@dataclass(frozen=True)
+class AbOptions:
+    """How to run an A/B: the lab run's options, and for a synthesized workload how to
+    read the source (seconds watching it, a log capture), or the synthesis itself when
+    the caller read it already (advise --prove missing-index reads it before anything
+    of pgopt's runs on the source)."""
+
+    run: RunOptions = field(default_factory=RunOptions)
+    source_sample: float = 0.0
+    source_log: Path | None = None
+    synthesis: Synthesis | None = None
+
+    @classmethod
+    def proof(
+        cls, reps: int | None, out_dir: Path, synthesis: Synthesis | None = None
+    ) -> AbOptions:
+        """How a proof's A/B runs (advise --prove): `reps` rounds (None: until decided),
+        into `out_dir`, on a throwaway server; `synthesis`: the source's workload, read
+        already."""
+        return cls(RunOptions(reps=reps, out_dir=out_dir), synthesis=synthesis)
+
+
+def run_ab(ab: AbSpec, options: AbOptions, steps_of: StepsOf | None = None) -> LabResult | None:
+    """Run an A/B (`steps_of`: a caller's own steps from A's, as tune --measure's);
+    None for --dry-run."""
+    run = options.run.with_sides()
+    if ab.source_dsn:
+        hide_passwords(ab.source_dsn)
+    if run.margin is None and ab.margin is not None:
+        run = replace(run, margin=ab.margin)
+    base = run.workdir or default_workdir_base()
+    with tempfile.TemporaryDirectory(prefix="pgopt-ab-", dir=base) as folder:
+        replay, run_dir, copy, size = None, None, None, None
+        if ab.synthesize:
+            assert ab.source_dsn is not None
+            synthesis = options.synthesis or synthesize_from(
+                ab.source_dsn, ab.cover / 100, options.source_sample, options.source_log
+            )
+            if not run.dry_run:
+                run_dir = new_run_dir("ab", run.out_dir)
+            scripts, keys = write_workload(synthesis, (run_dir or Path(folder)) / "workload")
+            ab = as_the_source_ran(replace(ab, scripts=scripts), synthesis, run.clients)
+            if keys is not None:
+                ab = replace(ab, setup=(*ab.setup, keys))
+            replay = replay_spec(synthesis, ab, run.clients)
+            say_synthesis(synthesis, run_dir)
+        if ab.source_dsn:
+            size = check_disk(
+                read_tables(ab.source_dsn),
+                ab.tables,
+                ab.sample,
+                Path(folder),
+                server_here=not run.dsn,
+            )
+            if run.dry_run:
+                out.print(_copy_line(size, base, server_here=not run.dsn))
+        if (ab.source_dsn or ab.dump) and not run.dry_run:
+            binaries = copy_binaries(run.sides, ab.source_dsn, ab.dump) or find_binaries(
+                run.pg_bin, need=CLIENT_PROGRAMS
+            )
+            ab, copy = _with_copy(ab, binaries, Path(folder), size)
+            if ab.dump:
+                check_dump_script(run.sides, ab.setup[0])
+        lab = ab_lab(ab, Path(folder), steps_of, replay, copy)
+        try:
+            result = run_lab(lab, run, run_dir, data_bytes=size.database_bytes if size else None)
+        except BenchError as e:
+            # exit 2, not 1: to a CI job, 1 is the gate's regression
+            raise UsageError(f"the workload failed on the copy: {e}") from e
+    return result
+
+
+def with_both_settings(ab: AbSpec, both: dict[str, str], run: RunOptions) -> AbSpec:
+    """The settings given to A and B both (`--setting`), under each variant's own;
+    across versions, each side only those its version has (the others said, and
+    applied on the other)."""
+    if not both:
+        return ab
+    pair = run.with_sides().sides
+    if pair is None:
+        settings = ({**both, **ab.a.settings}, {**both, **ab.b.settings})
+    else:
+        own = (ab.a.settings, ab.b.settings)
+        settings, left_out = shared_settings(both, own, (pair[0][0], pair[1][0]))
+        for note in left_out:
+            err.print(f"pgopt: note: {note}", highlight=False)
+    a, b = (replace(v, settings=s) for v, s in zip((ab.a, ab.b), settings, strict=True))
+    return replace(ab, a=a, b=b)
+
+
+def _with_copy(
+    ab: AbSpec, binaries: PgBinaries, folder: Path, size: CopySize | None
+) -> tuple[AbSpec, DataCopy]:
+    """The A/B with the copy of the user's database (a source or a dump file) as its
+    first setup files, and what copying it took (with `binaries`' pg_dump)."""
+    started = time.monotonic()
+    if ab.source_dsn:
+        assert size is not None
+        err.print(
+            f"pgopt: copying {redact_dsn(ab.source_dsn)} "
+            f"(about {format_bytes(size.database_bytes)} once restored)",
+            highlight=False,
+        )
+        copied = dump_source(binaries, ab.source_dsn, ab.tables, folder, ab.sample)
+        how = (
+            f"pg_dump of {ab.sample:g}% of the big tables' rows"
+            if ab.sample is not None
+            else f"pg_dump --jobs {machine.cpu_count()}, one snapshot, restored with pg_restore"
+        )
+    else:
+        assert ab.dump is not None
+        copied = script_of_dump(binaries, ab.dump, folder)
+        how = f"the dump file {ab.dump.name}"
+    seconds = time.monotonic() - started
+    for option, columns in copied.left_out.items():
+        err.print(
+            f"pgopt: note: column option {option} left out of the copy "
+            f"({columns} columns): PostgreSQL does not define it",
+            highlight=False,
+        )
+    for table, (rows, sampled) in copied.sampled.items():
+        if sampled:
+            err.print(f"pgopt: sampled {table}: {plural(rows, 'row')} copied", highlight=False)
+    err.print(f"pgopt: copied in {seconds:.1f}s", highlight=False)
+    copy = DataCopy(seconds, size.database_bytes if size else 0, how)
+    return replace(ab, setup=(*copied.setup, *ab.setup)), copy
+
+
+def _copy_line(size: CopySize, folder: Path, *, server_here: bool) -> Text:
+    """--dry-run: how big the copy will be, and where it goes."""
+    free = format_bytes(shutil.disk_usage(folder).free)
+    if server_here:
+        where = f"at most {format_bytes(size.local_bytes)} on disk in {folder} ({free} free)"
+    else:
+        where = (
+            f"the dump {format_bytes(size.dump_bytes)} in {folder} ({free} free); on the "
+            f"server of --dsn, two templates and a clone of {format_bytes(size.database_bytes)}"
+            " each"
+        )
+    return Text(f"copy: about {format_bytes(size.database_bytes)} once restored; {where}")

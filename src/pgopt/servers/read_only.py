@@ -1,0 +1,65 @@
+"""A read-only session on a user's server: the one way pgopt reads someone's database
+(`ab`'s source and its sampled copy, `advise`, the index advisor, `tune --dsn`), with
+one set of limits, each a libpq option of the session:
+
+- `default_transaction_read_only = on`: nothing the session runs can write;
+- `statement_timeout` 60 s: no query of pgopt's runs long on a production server (a
+  sampled copy, which reads whole tables, lifts it: `copying=True`);
+- `lock_timeout` 5 s: it never waits long behind a lock, nor makes others queue
+  behind its own wait;
+- `application_name` `pgopt COMMAND`: whoever looks at pg_stat_activity sees whose it is;
+- `connect_timeout` 10 s.
+
+And its row helper: a query's rows as dicts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+from psycopg.rows import dict_row
+
+from ..errors import TargetError, first_line
+from ..redact import redact_dsn
+
+STATEMENT_TIMEOUT = "60s"
+LOCK_TIMEOUT = "5s"
+CONNECT_TIMEOUT_S = 10
+
+
+def session_params(dsn: str, command: str, *, copying: bool = False) -> dict[str, Any]:
+    """The connection parameters of `command`'s read-only session on `dsn` (a
+    TargetError, exit 2, for a DSN libpq cannot read)."""
+    timeout = "0" if copying else STATEMENT_TIMEOUT
+    options = (
+        f"-c default_transaction_read_only=on -c statement_timeout={timeout} "
+        f"-c lock_timeout={LOCK_TIMEOUT}"
+    )
+    try:
+        given = conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError as e:
+        raise TargetError(f"{redact_dsn(dsn)}: not a connection string: {first_line(e)}") from e
+    return {
+        **given,
+        "options": options,
+        "application_name": f"pgopt {command}",
+        "connect_timeout": CONNECT_TIMEOUT_S,
+    }
+
+
+def connect(
+    dsn: str, command: str, *, autocommit: bool = True, copying: bool = False
+) -> psycopg.Connection[Any]:
+    """`command`'s read-only session on `dsn` (psycopg.Error when it cannot connect)."""
+    return psycopg.connect(**session_params(dsn, command, copying=copying), autocommit=autocommit)
+
+
+def dict_rows(
+    conn: psycopg.Connection[Any], query: Any, params: Any = None
+) -> list[dict[str, Any]]:
+    """`query`'s rows as dicts (with `params` None, a `%` in it is sent as it is; with
+    params, even `{}`, `%%` reads as `%`)."""
+    with conn.cursor(row_factory=dict_row) as cur:
+        return cur.execute(query, params).fetchall()
