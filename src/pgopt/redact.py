@@ -50,21 +50,3 @@ class Redactor:
 
 
 redactor = Redactor()
-
-
-def password_of(dsn: str) -> str | None:
-    """The password a connection string carries, if any (to be redacted everywhere)."""
-    from psycopg.conninfo import conninfo_to_dict
-
-    try:
-        value = conninfo_to_dict(dsn).get("password")
-    except Exception:
-        return None
-    return str(value) if value else None
-
-
-def hide_passwords(*dsns: str | None) -> None:
-    """Keep the password of each connection string out of all output from now on."""
-    for dsn in dsns:
-        if dsn:
-            redactor.add(password_of(dsn))

@@ -20,13 +20,14 @@ from ..errors import BenchError, UsageError
 from ..lab.across import shared_settings
 from ..lab.spec import DataCopy
 from ..model.result import LabResult
-from ..redact import hide_passwords, redact_dsn
+from ..redact import redact_dsn
 from ..replay.source_reader import synthesize_from
 from ..replay.synthesize import Synthesis
 from ..replay.workload_files import write_workload
 from ..report.fmt import format_bytes
 from ..running.launch import run_lab
 from ..running.options import RunOptions
+from ..servers.dsn import hide_passwords
 from ..servers.embedded import default_workdir_base
 from ..store import new_run_dir
 from ..words import plural

@@ -27,7 +27,7 @@ from ..errors import TargetError, first_line
 from ..observe.sampler import Scope, WaitSampler
 from ..queries import load
 from ..redact import redact_dsn
-from ..servers.read_only import dict_rows, session_params
+from ..servers.read_only import CONNECT_TIMEOUT_S, dict_rows, session_params
 from .behind import STATEMENTS
 from .findings import Evidence, Readings
 from .row_locks import INTERVAL_S, summarize
@@ -54,7 +54,7 @@ def read_server(
     where = redact_dsn(dsn)
     params = session_params(dsn, "advise")
     try:
-        with psycopg.connect(**params, autocommit=True) as conn:
+        with psycopg.connect(**params, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
             facts = dict_rows(conn, load("advise_evidence"), {})[0]
             major = int(facts["version_num"]) // 10000
             # a rule whose extension is not installed is not checked (findings.py says
@@ -129,7 +129,9 @@ class RowLockSampler:
         query = load(ROW_LOCKS)
         try:
             with (
-                psycopg.connect(**self.params, autocommit=True) as conn,
+                psycopg.connect(
+                    **self.params, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S
+                ) as conn,
                 conn.cursor(row_factory=dict_row) as cur,
             ):
                 while not self._stop.is_set():

@@ -1,4 +1,5 @@
-"""`pgopt advise --prove RULE`: a finding's fix measured, not estimated.
+"""`pgopt advise --prove RULE`: a finding's fix measured, not estimated; its plan here
+(pure), its run in proof_run.py.
 
 A finding on the user's objects becomes an A/B (pgopt ab) on a throwaway server:
 the objects copied from the live server (pg_dump, read-only), a workload that
@@ -8,8 +9,8 @@ fix: a schema change, the statement rewritten (SKIP LOCKED), or another protocol
 What to run comes from the rule's `[proof]` (advise/rules.py), filled in with the
 finding's evidence. Its verdict becomes the finding's proof: `proven faster (×k
 [interval])`, `no measurable effect`, `slower`, `not proven: inconclusive` with
-what the run could have detected, or `not testable here` with the
-reason. `plan_proof` is pure; `verdict_of` reads a finished A/B.
+what the run could have detected (ab/conclusion.py), or `not testable here` with
+the reason.
 """
 
 from __future__ import annotations

@@ -12,9 +12,9 @@ from ..ab.run import AbOptions, run_ab, with_both_settings
 from ..ab.spec import AbFlags, flag_settings, read_spec
 from ..errors import Failed, UsageError
 from ..model.result import LabResult
-from ..redact import hide_passwords
 from ..report.gate import Gate, GateItem, evaluate
 from ..running.options import RunOptions
+from ..servers.dsn import hide_passwords
 from .across import across_options
 from .gate_output import finish_gate, gate_of, gate_options
 from .running import run_options

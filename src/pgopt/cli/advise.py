@@ -19,11 +19,12 @@ from ..errors import UsageError
 from ..indexes.advisor import add_index_advice, read_queries
 from ..indexes.outcome import RULE
 from ..indexes.proof import prove_indexes
-from ..redact import hide_passwords, redact_dsn
+from ..redact import redact_dsn
 from ..replay.source_reader import synthesize_from
 from ..report import markdown
 from ..report.terminal import print_document_summary
 from ..running.launch import command_line
+from ..servers.dsn import hide_passwords
 from ..store import new_run_dir, write_atomic
 
 

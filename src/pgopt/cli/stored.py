@@ -8,10 +8,10 @@ import click
 from rich.markup import escape
 
 from ..consoles import out, say_written
-from ..report.compare import compare_results, comparison_notes, comparison_table
+from ..report.compare import compare_results, comparison_notes
 from ..report.gate import evaluate, items_of
 from ..report.listing import runs_table
-from ..report.terminal import print_summary
+from ..report.terminal import comparison_table, print_summary
 from ..report.write import write_reports
 from ..store import DEFAULT_RUNS_DIR, list_runs, load_result
 from .gate_output import finish_gate, gate_of, gate_options

@@ -1,1 +1,2 @@
-"""The one engine that runs workloads: plan (pure), then execute on a target."""
+"""The one engine that runs workloads: plan.py decides the runs without I/O, then
+execute.py performs them on a target."""

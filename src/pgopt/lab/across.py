@@ -1,5 +1,5 @@
 """A lab across two servers, "a" and "b" (two PostgreSQL versions, or the same one
-twice as an A/A), as pure functions: the lab's steps placed on them, the settings
+twice as an A/A) (pure): the lab's steps placed on them, the settings
 each side is given checked against what its version knows, and what differs
 between the versions besides the version itself.
 

@@ -1,6 +1,7 @@
-"""Two stored runs of one lab side by side: B's median over A's, step by step.
+"""Two stored runs of one lab side by side: B's median over A's, step by step (pure;
+terminal.py draws its table).
 
-Pure: the comparison is computed from the two stored results alone,
+The comparison is computed from the two stored results alone,
 with the verdict rule of a run; the runs of two separate lab runs share no
 rounds, so each step is compared as two independent samples (Welch's t on the
 logs), Benjamini-Hochberg across the steps. Runs that differ in
@@ -12,9 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rich.markup import escape
-from rich.table import Table
-
 from ..analysis.stats import median
 from ..analysis.verdicts import (
     DEFAULT_MARGIN,
@@ -22,17 +20,12 @@ from ..analysis.verdicts import (
     Decision,
     Rule,
     decide,
-    ratio_of,
     unpaired,
 )
 from ..errors import UsageError
 from ..model.result import LabResult
 from ..model.verdict import Verdict
-from ..words import plural
-from .blocks import VERDICT_STYLE
 from .fields import server_versions
-from .fmt import format_rate, format_ratio, format_verdict_word
-from .terminal import STYLES
 
 
 @dataclass(frozen=True)
@@ -132,35 +125,6 @@ def _differences(a: LabResult, b: LabResult) -> list[str]:
         if va != vb:
             out.append(f"{key} {va} vs {vb}")
     return out
-
-
-def comparison_table(comparison: Comparison, a_label: str, b_label: str) -> Table:
-    """The terminal table of `pgopt compare`: A, B, B/A with its 95% interval, verdict."""
-    table = Table(
-        title=escape(f"{comparison.lab}: B = {b_label} vs A = {a_label}"),
-        caption="medians; B/A: geometric-mean ratio with its 95% interval (Welch's t on "
-        f"the logs); faster/slower at 5% after Benjamini-Hochberg across "
-        f"{plural(sum(1 for s in comparison.steps if s.decision), 'step')}; no-change: the 90% "
-        f"interval within ±{comparison.margin:.0%}",
-        title_justify="left",
-        caption_justify="left",
-    )
-    table.add_column("step")
-    table.add_column(f"A {escape(comparison.unit)}", justify="right")
-    table.add_column(f"B {escape(comparison.unit)}", justify="right")
-    table.add_column("B / A", justify="right")
-    table.add_column("verdict")
-    for step in comparison.steps:
-        ratio = ratio_of(step.decision) if step.decision else None
-        table.add_row(
-            escape(step.name),
-            format_rate(step.a_median),
-            format_rate(step.b_median),
-            format_ratio(ratio),
-            f"[{STYLES.get(VERDICT_STYLE[step.verdict], '')}]"
-            f"{escape(format_verdict_word(ratio, step.verdict))}[/]",
-        )
-    return table
 
 
 def comparison_notes(comparison: Comparison) -> list[str]:

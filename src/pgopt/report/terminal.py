@@ -1,4 +1,5 @@
-"""The summary printed when a lab finishes: the report document's summary section."""
+"""What the terminal shows: the summary printed when a lab finishes (the report
+document's summary section), and `pgopt compare`'s table."""
 
 from __future__ import annotations
 
@@ -7,9 +8,13 @@ from rich.markup import escape
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from ..analysis.verdicts import ratio_of
 from ..model.result import LabResult
-from .blocks import Block, Document, Inline, Items, Paragraph, Style, Table
+from ..words import plural
+from .blocks import VERDICT_STYLE, Block, Document, Inline, Items, Paragraph, Style, Table
+from .compare import Comparison
 from .document import build_document
+from .fmt import format_rate, format_ratio, format_verdict_word
 
 STYLES = {
     Style.STRONG: "bold",
@@ -68,3 +73,32 @@ def print_document_summary(console: Console, doc: Document) -> None:
         console.print(inline(spans), style=STYLES.get(style, ""))
     for block in doc.summary.blocks:
         _print_block(console, block)
+
+
+def comparison_table(comparison: Comparison, a_label: str, b_label: str) -> RichTable:
+    """The terminal table of `pgopt compare`: A, B, B/A with its 95% interval, verdict."""
+    table = RichTable(
+        title=escape(f"{comparison.lab}: B = {b_label} vs A = {a_label}"),
+        caption="medians; B/A: geometric-mean ratio with its 95% interval (Welch's t on "
+        f"the logs); faster/slower at 5% after Benjamini-Hochberg across "
+        f"{plural(sum(1 for s in comparison.steps if s.decision), 'step')}; no-change: the 90% "
+        f"interval within ±{comparison.margin:.0%}",
+        title_justify="left",
+        caption_justify="left",
+    )
+    table.add_column("step")
+    table.add_column(f"A {escape(comparison.unit)}", justify="right")
+    table.add_column(f"B {escape(comparison.unit)}", justify="right")
+    table.add_column("B / A", justify="right")
+    table.add_column("verdict")
+    for step in comparison.steps:
+        ratio = ratio_of(step.decision) if step.decision else None
+        table.add_row(
+            escape(step.name),
+            format_rate(step.a_median),
+            format_rate(step.b_median),
+            format_ratio(ratio),
+            f"[{STYLES.get(VERDICT_STYLE[step.verdict], '')}]"
+            f"{escape(format_verdict_word(ratio, step.verdict))}[/]",
+        )
+    return table

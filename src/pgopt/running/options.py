@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..params import check_overrides
-from ..redact import hide_passwords
+from ..servers.dsn import hide_passwords
 from .across import Pair, find_sides
 
 

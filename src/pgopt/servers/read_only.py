@@ -45,7 +45,6 @@ def session_params(dsn: str, command: str, *, copying: bool = False) -> dict[str
         **given,
         "options": options,
         "application_name": f"pgopt {command}",
-        "connect_timeout": CONNECT_TIMEOUT_S,
     }
 
 
@@ -53,7 +52,8 @@ def connect(
     dsn: str, command: str, *, autocommit: bool = True, copying: bool = False
 ) -> psycopg.Connection[Any]:
     """`command`'s read-only session on `dsn` (psycopg.Error when it cannot connect)."""
-    return psycopg.connect(**session_params(dsn, command, copying=copying), autocommit=autocommit)
+    params = session_params(dsn, command, copying=copying)
+    return psycopg.connect(**params, autocommit=autocommit, connect_timeout=CONNECT_TIMEOUT_S)
 
 
 def dict_rows(

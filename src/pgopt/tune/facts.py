@@ -1,5 +1,6 @@
 """What tuning knows about the disk and the server, as records (pure): storage.py
-measures the one, server.py reads the other (and `platform_of` reads its build)."""
+measures the one, server.py reads the other (and `platform_of` reads its build); a
+profile's settings as the server accepts them (Profiled)."""
 
 from __future__ import annotations
 
@@ -50,3 +51,14 @@ def platform_of(version: str) -> str:
     if any(word in text for word in ("visual c++", "mingw", "windows", "win32", "win64")):
         return "windows"
     return "other"
+
+
+@dataclass(frozen=True)
+class Profiled:
+    """A profile's settings as the server accepts them, and its defaults for those."""
+
+    name: str
+    title: str
+    settings: dict[str, str]
+    defaults: dict[str, str]  # the server's own value of each setting
+    at_default: frozenset[str] = frozenset()  # settings the server has at that value already

@@ -24,17 +24,9 @@ from ..running.options import RunOptions
 from ..store import new_run_dir, write_atomic
 from . import output
 from .choice import choose
-from .facts import ServerSettings
+from .facts import Profiled, ServerSettings
 from .inputs import Given
-from .measure_lab import (
-    WORKLOADS,
-    Profiled,
-    ablation_steps,
-    base_lab,
-    comparison_steps,
-    data_mb,
-    pgtune_type,
-)
+from .measure_lab import WORKLOADS, ablation_steps, base_lab, comparison_steps, data_mb, pgtune_type
 from .measure_summary import report_markdown, summary, summary_lines
 from .profile import Inputs, derive, profiles
 from .safety import MemoryCheck, fitting_work_mem, memory_check

@@ -19,29 +19,18 @@ steps from it, and `pgopt ab`'s machinery copies the data).
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..lab.catalog import LABS_DIR
 from ..lab.load import LAB_FILE
+from .facts import Profiled
 
 WORKLOADS = {
     "batch": ("batch", None, "dw", 2048),  # lab, builtin script, pgtune's type, MB at scale 1
     "tpcb": ("smoke", "tpcb-like", "oltp", 16),
     "select": ("smoke", "select-only", "oltp", 16),
 }
-
-
-@dataclass(frozen=True)
-class Profiled:
-    """A profile's settings as the server accepts them, and its defaults for those."""
-
-    name: str
-    title: str
-    settings: dict[str, str]
-    defaults: dict[str, str]  # the server's own value of each setting
-    at_default: frozenset[str] = frozenset()  # settings the server has at that value already
 
 
 def data_mb(workload: str, scale: float) -> int:

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..model.result import LabResult
 from .choice import Choice, verdict_text
-from .measure_lab import Profiled
+from .facts import Profiled
 
 RUN_SCHEMA = "pgopt.tune-run/1"
 

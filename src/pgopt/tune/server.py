@@ -22,7 +22,7 @@ from .facts import ServerSettings, platform_of
 
 def read(conninfo: dict[str, Any]) -> ServerSettings:
     with (
-        psycopg.connect(**{"connect_timeout": 10, **conninfo}, autocommit=True) as conn,
+        psycopg.connect(**conninfo, autocommit=True, connect_timeout=10) as conn,
         conn.cursor(row_factory=dict_row) as cur,
     ):
         rows = cur.execute(load("tune_settings")).fetchall()
