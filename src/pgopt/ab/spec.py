@@ -6,7 +6,7 @@ files that build it, run in pgopt's own database: the migrations and seed data o
 a CI job; or each variant's own schema, as when base and pull request differ in
 their migrations), the workload (the user's pgbench scripts
 with weights, or, with `synthesize`, scripts made from the source's
-pg_stat_statements: ab/synthesize.py), and two variants, A and B, each a set of
+pg_stat_statements: replay/synthesize.py), and two variants, A and B, each a set of
 settings, SQL applied to the data (an index, a migration) and/or replacement
 scripts. B starts from A: it keeps A's settings and scripts unless it names its
 own. Files in ab.toml are relative to its folder; files given as flags, to the current folder.

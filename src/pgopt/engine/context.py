@@ -24,9 +24,9 @@ class RunContext:
     run_dir: Path
     display: Display
     variables: dict[str, str] = field(init=False)
-    pooler_port: int | None = None  # where a running pooler listens (target/pooler.py)
-    standbys: tuple[Target, ...] = ()  # the primary's hot standbys (target/standby.py)
-    shards: tuple[Target, ...] = ()  # servers the data is spread over (target/shards.py)
+    pooler_port: int | None = None  # where a running pooler listens (servers/pooler.py)
+    standbys: tuple[Target, ...] = ()  # the primary's hot standbys (servers/standby.py)
+    shards: tuple[Target, ...] = ()  # servers the data is spread over (servers/shards.py)
     client_options: str = ""  # what pgbench's sessions add to PGOPTIONS (engine/templates.py)
     # the pgbench of every step, whatever its server: an A/B across versions keeps its
     # load engine the same, the newer version's (which reads both); None: the

@@ -1,7 +1,7 @@
 """The servers of a run: the lab's one, or, in an A/B across servers (two
 PostgreSQL versions, lab/across.py), each step's own by its `server` name.
 
-Each server is started once for the whole run (engine/session.py); the engine asks
+Each server is started once for the whole run (running/session.py); the engine asks
 here which one a step runs on and makes it the one it talks to. Every step's
 pgbench is the newest version's, whichever server it runs on: the load engine
 stays the same on both sides (psql and pg_restore are each server's own). Before the first run, the

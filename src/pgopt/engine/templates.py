@@ -12,7 +12,7 @@ build again each time (some 13 s a GB); here it is built once:
    variables and schema files share one (every profile of `tune --measure`);
 3. before each timed run, the lab database is made from the step's template:
    - a workload that writes gets a clone (`CREATE DATABASE ... TEMPLATE ...
-     STRATEGY FILE_COPY`, target/databases.py), so each run starts from the
+     STRATEGY FILE_COPY`, servers/databases.py), so each run starts from the
      template's data and what it wrote is dropped with it;
    - a workload that writes nothing runs on the template itself, renamed to
      `pgopt_lab`: nothing to undo, no copy to make. It is safe because the

@@ -103,7 +103,7 @@ class Step:
     variables: dict[str, str] = field(default_factory=dict)
     probe: str | None = None  # timed by a Python probe (pgopt.probes) instead of pgbench
     probe_args: dict[str, Any] = field(default_factory=dict)
-    pooler: str | None = None  # pgbench connects through this pooler (target/pooler.py)
+    pooler: str | None = None  # pgbench connects through this pooler (servers/pooler.py)
     nodes: str = "primary"  # where pgbench runs: the primary, the standbys, or all of them
     standby_settings: dict[str, str] = field(default_factory=dict)  # on each hot standby
     # starts a family of comparisons: compared with no step before it, and the baseline

@@ -23,7 +23,7 @@ from .spec import Background, Fact, Metric, Phase, PhaseAction, RunDefaults, Ste
 from .table import Table, file_field
 
 BUILTIN_SCRIPTS = ("tpcb-like", "simple-update", "select-only")
-POOLERS = ("pgbouncer",)  # what target/pooler.py can start
+POOLERS = ("pgbouncer",)  # what servers/pooler.py can start
 NODES = ("primary", "standbys", "all")  # where a step's pgbench runs ([cluster] labs)
 
 

@@ -1,6 +1,6 @@
 """A replay's fidelity to its source, as result.json records it (`fidelity`, pgopt ab
 --synthesize): per statement, the source's work a call beside the replay's, and the
-verdict with its reasons. ab/fidelity.py computes it; report/replay.py shows it."""
+verdict with its reasons. replay/fidelity.py computes it; report/replay.py shows it."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """What the engine measured: records of runs, steps and the whole experiment.
 
-Plain mutable dataclasses filled in as a lab runs; result.py turns them into
+Plain mutable dataclasses filled in as a lab runs; result/build.py turns them into
 the result record (model/result.py).
 """
 

@@ -3,7 +3,7 @@ its parse tree (pglast), scope by scope: the column on the other side of `=`, `<
 `IN (...)`, `LIKE` (or a function of one, `lower(email) = $1`), the column an
 INSERT or UPDATE writes it into, LIMIT or OFFSET; two that bound one column from
 both sides form a `ColumnRange`; one combined with a column in arithmetic is an
-`Operand`, which no data holds. ab/sql_params.py tells, from these, whether the
+`Operand`, which no data holds. replay/replayable.py tells, from these, whether the
 statement can be replayed. Pure: no server.
 """
 

@@ -2,7 +2,7 @@
 PostgreSQL's own parser (pglast): one SELECT, INSERT, UPDATE or DELETE (no DDL,
 utility or session state), touching no system catalog, calling nothing with side
 effects outside the database, and every parameter bound to what it stands for
-(ab/param_binding.py: a column, a function of one, a span, an operand, LIMIT or
+(replay/param_binding.py: a column, a function of one, a span, an operand, LIMIT or
 OFFSET). Otherwise `Shape.refusal` says why. Pure: no server.
 """
 

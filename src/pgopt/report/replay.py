@@ -113,5 +113,5 @@ def section(fidelity: Fidelity) -> Section:
     if fidelity.reasons:
         blocks.append(Items(tuple(("", plain(r)) for r in fidelity.reasons), "Why not faithful"))
     thresholds = ", ".join(f"{k} {v:g}" for k, v in fidelity.thresholds.items())
-    blocks.append(Items((("Thresholds", plain(thresholds + " (src/pgopt/ab/fidelity.py)")),)))
+    blocks.append(Items((("Thresholds", plain(thresholds + " (src/pgopt/replay/fidelity.py)")),)))
     return Section("Fidelity of the replay", tuple(blocks))

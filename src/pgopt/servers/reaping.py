@@ -30,7 +30,7 @@ def reap_stale(base: Path) -> list[Path]:
             continue
         if _alive(pid):
             continue
-        # the pooler first (target/pooler.py keeps its pid file there), then the server
+        # the pooler first (servers/pooler.py keeps its pid file there), then the server
         _kill_stale(root / "pgbouncer" / "pgbouncer.pid", b"pgbouncer", root, signal.SIGTERM)
         _kill_stale(root / "data" / "postmaster.pid", b"postgres", root, signal.SIGQUIT)
         shutil.rmtree(root, ignore_errors=True)
