@@ -25,7 +25,7 @@ typecheck: $(STAMP)
 	$(BIN)/lint-imports
 
 unit: $(STAMP)
-	$(BIN)/pytest -q tests/unit
+	$(BIN)/pytest -q -n 2 tests/unit
 
 # the edit-test loop: lint, types and the unit tests (no server), under a minute
 check: lint typecheck unit

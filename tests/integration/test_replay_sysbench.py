@@ -313,3 +313,39 @@ def test_the_index_sysbench_reads_by_is_found_from_its_own_workload(
     assert all(
         s["query"] != "select pg_stat_statements_reset()" for s in doc["indexes"]["statements"]
     )
+
+
+def test_an_idle_source_tells_its_transactions_from_what_it_keeps_or_says_it_cannot(
+    source_server: EmbeddedTarget, sysbench_db: str, workdir: Path, tmp_path: Path
+) -> None:
+    """sysbench runs and stops; then pgopt watches a quiet source (a staging server,
+    a quiet hour). Its statements a commit come from what the source keeps since its
+    statistics were reset together; reset apart, the shape is unknown and said so,
+    never read as one statement a transaction (issue 56)."""
+    database = sysbench_db.rsplit("/", 1)[1]
+    run = sysbench(source_server.port, database, "--threads=4", "--time=3", "oltp_read_write")
+    command = ["ab", "--source-dsn", sysbench_db, "--synthesize", "--source-sample", "1"]
+    command += ["--b-setting", "synchronous_commit=off", "--reps", "1", "--duration", "1"]
+    command += ["--workdir", str(workdir)]
+    for together, out in ((True, tmp_path / "kept"), (False, tmp_path / "apart")):
+        with psycopg.connect(sysbench_db, autocommit=True) as conn:
+            conn.execute("select pg_stat_statements_reset()")
+            if together:
+                conn.execute("select pg_stat_reset()")
+        subprocess.run([*run, "run"], check=True, capture_output=True, timeout=60)
+        assert main([*command, "--out", str(out)]) == 0
+        fidelity = load_document(out)["fidelity"]
+        readme = (out / "workload" / "README.md").read_text()
+        assert "the 1-s watch saw no work" in readme
+        if together:  # sysbench's 18 statements a transaction, read from the counters
+            assert 12 < fidelity["source_statements_per_commit"] < 24, fidelity
+            assert fidelity["source_statements_per_commit_from"].startswith("what the source keeps")
+            assert any("clients are unknown" in r for r in fidelity["reasons"])
+            assert 1 / 1.5 <= fidelity["replay_statements_per_commit"] / 18 <= 1.5
+        else:
+            assert fidelity.get("source_statements_per_commit") is None
+            assert "source_statements_per_commit_from" not in fidelity
+            (reason,) = [r for r in fidelity["reasons"] if "shape is unknown" in r]
+            assert "--source-log" in reason
+            assert "reset" in readme and "apart" in readme
+        assert fidelity["verdict"] != "faithful"

@@ -98,8 +98,9 @@ def test_each_shortfall_is_a_reason_and_caps_the_verdict() -> None:
         fidelity = assess(replay, [run()])
         assert fidelity.verdict == "partial", name
         assert any(reason in r for r in fidelity.reasons), (name, fidelity.reasons)
-    # what the source's sample could not tell is not held against the replay
-    unknown = spec(statements_per_commit=None, clients=None, protocol=None, replay_clients=2)
+    # a protocol the watch could not tell is not held against the replay; the transaction
+    # shape and the clients are (test_an_unknown_transaction_shape_is_never_faithful...)
+    unknown = spec(protocol=None, replay_protocol="simple")
     assert assess(unknown, [run()]).verdict == "faithful"
 
 
@@ -131,3 +132,36 @@ def test_the_replays_transactions_are_pgbenchs_not_the_servers_commits() -> None
     assert assess(spec(), [one]).replay_statements_per_commit == 0.5  # 2,000 calls
     counted = replace(one, transactions=1000)
     assert assess(spec(), [counted]).replay_statements_per_commit == 2.0
+
+
+def test_an_unknown_transaction_shape_is_never_faithful_and_says_what_would_tell() -> None:
+    """An idle source's watch tells nothing: the replay's one statement a commit is not
+    compared with an empty sample's, it is called unknown (issue 56)."""
+    fidelity = assess(spec(statements_per_commit=None), [run()])
+    assert fidelity.verdict == "partial"
+    (reason,) = [r for r in fidelity.reasons if "transaction shape is unknown" in r]
+    assert "--source-log" in reason and "--source-sample" in reason
+    assert fidelity.source_statements_per_commit_from is None
+
+
+def test_unknown_clients_are_a_reason_unless_the_user_gave_them() -> None:
+    unknown = assess(spec(clients=None, per_commit_from="the watch"), [run()])
+    assert unknown.verdict == "partial"
+    assert any("clients are unknown: the replay ran 4" in r for r in unknown.reasons)
+    given = assess(spec(clients=None, clients_given=True), [run()])
+    assert given.verdict == "faithful", given.reasons
+
+
+def test_where_each_figure_came_from_reaches_the_result() -> None:
+    fidelity = assess(
+        spec(
+            per_commit_from="the 10-s watch",
+            clients_from="the 10-s watch (the most sessions at once)",
+            database_share=0.4,
+            database_share_from="the 10-s watch's samples of its busy sessions",
+        ),
+        [run()],
+    )
+    assert fidelity.verdict == "faithful"
+    assert fidelity.source_statements_per_commit_from == "the 10-s watch"
+    assert fidelity.database_share == 0.4

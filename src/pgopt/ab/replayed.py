@@ -31,9 +31,12 @@ def as_the_source_ran(ab: AbSpec, synthesis: Synthesis, clients: int | None) -> 
     return ab
 
 
-def replay_spec(synthesis: Synthesis, ab: AbSpec, clients: int | None) -> ReplaySpec:
+def replay_spec(
+    synthesis: Synthesis, ab: AbSpec, clients: int | None, given_clients: bool = False
+) -> ReplaySpec:
     """What the replay is measured against: the source's figures of each replayed
-    statement, what was left out, how the source's clients ran them."""
+    statement, what was left out, how the source's clients ran them (`clients`: the
+    run's --clients; `given_clients`: ab.toml set them)."""
     work = synthesis.workload
     return ReplaySpec(
         statements=tuple(
@@ -58,6 +61,11 @@ def replay_spec(synthesis: Synthesis, ab: AbSpec, clients: int | None) -> Replay
         protocol=work.protocol,
         replay_clients=clients or ab.run.get("clients") or DEFAULT_CLIENTS,
         replay_protocol=ab.a.mode or "simple",
+        per_commit_from=work.per_commit_from,
+        clients_from=work.clients_from,
+        clients_given=bool(clients or given_clients),
+        database_share=work.database_share,
+        database_share_from=work.database_share_from,
     )
 
 

@@ -80,10 +80,11 @@ def run_ab(ab: AbSpec, options: AbOptions, steps_of: StepsOf | None = None) -> L
             if not run.dry_run:
                 run_dir = new_run_dir("ab", run.out_dir)
             scripts, keys = write_workload(synthesis, (run_dir or Path(folder)) / "workload")
+            given = "clients" in ab.run
             ab = as_the_source_ran(replace(ab, scripts=scripts), synthesis, run.clients)
             if keys is not None:
                 ab = replace(ab, setup=(*ab.setup, keys))
-            replay = replay_spec(synthesis, ab, run.clients)
+            replay = replay_spec(synthesis, ab, run.clients, given)
             say_synthesis(synthesis, run_dir)
         if ab.source_dsn:
             size = check_disk(

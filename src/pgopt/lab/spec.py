@@ -182,6 +182,11 @@ class ReplaySpec:
     protocol: str | None
     replay_clients: int
     replay_protocol: str
+    per_commit_from: str = ""  # where the source's statements a commit came from
+    clients_from: str = ""  # where the source's clients came from
+    clients_given: bool = False  # the replay's clients are the user's (--clients, ab.toml)
+    database_share: float | None = None  # of the source's busy sessions' time
+    database_share_from: str = ""
 
 
 @dataclass(frozen=True)

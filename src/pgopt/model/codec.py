@@ -24,7 +24,8 @@ from cattrs.gen import make_dict_unstructure_fn, override
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from .result import OMIT_IF_NONE, LabResult, Ratio
+from .absent import OMIT_IF_NONE
+from .result import LabResult, Ratio
 
 SCHEMA = "pgopt.lab-result/1"
 SCHEMA_FILE = "lab-result-1.json"  # in pgopt/schemas/

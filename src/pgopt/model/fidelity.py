@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .absent import absent
+
 
 @dataclass(frozen=True)
 class StatementFidelity:
@@ -45,3 +47,7 @@ class Fidelity:
     source_protocol: str | None = None
     replay_protocol: str | None = None
     dropped_writes: tuple[tuple[str, str, float], ...] = ()
+    source_statements_per_commit_from: str | None = absent()  # None: unknown
+    source_clients_from: str | None = absent()
+    database_share: float | None = absent()  # of the source's busy sessions' time
+    database_share_from: str | None = absent()

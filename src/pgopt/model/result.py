@@ -14,19 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .absent import absent
 from .fidelity import Fidelity
 from .plans import StatementPlan
 from .verdict import Verdict
 
 Interval = tuple[float, float]
-OMIT_IF_NONE = "omit_if_none"
-
-
-def absent() -> Any:
-    """A field result.json leaves out when it has no value: a run without pgbench has
-    no tps, a step without phases no phases, an older file lacks what came later. The
-    other optional fields are written as null, as they always were."""
-    return field(default=None, metadata={OMIT_IF_NONE: True})
 
 
 @dataclass(frozen=True)
@@ -102,6 +95,21 @@ class RunPhase:
 
 
 @dataclass(frozen=True)
+class CpuShare:
+    """Where a step's CPU went while pgbench ran (medians over its runs): pgbench's own,
+    in cores, against the threads it was given, and the server's."""
+
+    client_cores: float
+    client_threads: int
+    server_cores: float | None = absent()
+
+    @property
+    def client_busy(self) -> float:
+        """The share of its threads pgbench kept busy: near 1, it is the bottleneck."""
+        return self.client_cores / self.client_threads if self.client_threads else 0.0
+
+
+@dataclass(frozen=True)
 class Run:
     """One timed run of one step."""
 
@@ -121,6 +129,7 @@ class Run:
     latency_avg_ms: float | None = absent()
     wall_s: float | None = absent()
     client_cpu_s: float | None = absent()
+    threads: int | None = absent()  # pgbench's --jobs
     progress: tuple[tuple[float, float], ...] | None = absent()  # (second, tx/s) from the log
     log_sampling_rate: float | None = absent()
     detailed: bool | None = absent()  # pgbench kept its log and per-statement report
@@ -200,6 +209,7 @@ class StepResult:
     reported: Reported | None = None
     tps: Series | None = absent()
     server_cpu_us_per_tx: Series | None = absent()
+    cpu: CpuShare | None = absent()  # the client's CPU beside the server's
     phases: tuple[Phase, ...] | None = absent()
     waits: dict[str, float] | None = absent()
     wait_samples: int | None = absent()

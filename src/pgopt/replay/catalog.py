@@ -72,9 +72,14 @@ class Catalog:
 
 @dataclass(frozen=True)
 class SourceWorkload:
-    """How the source's clients ran its statements, sampled (None: not known)."""
+    """How the source's clients ran its statements (None: not known), each figure with
+    where it came from (replay/source_shape.py)."""
 
     statements_per_commit: float | None = None
     clients: int | None = None
     protocol: str | None = None  # 'simple', or 'prepared' where statements carry $n
     note: str = ""  # how it was read, or why it is not known
+    per_commit_from: str = ""
+    clients_from: str = ""
+    database_share: float | None = None  # of its busy sessions' time, the database's
+    database_share_from: str = ""

@@ -11,7 +11,9 @@ The verdict, by the thresholds in THRESHOLDS (each in the report beside it):
   out, every replayed statement with 1% or more of the source's time within 1.5x
   of its rows per call and 2x of its time per call (or less than 20 µs apart: the
   ratio of two such short times is noise), statements per commit within
-  1.5x of the source's, the source's clients and protocol where known;
+  1.5x of the source's, the source's clients and protocol matched; the transaction
+  shape and the clients known (a watch that saw work, what the source keeps since a
+  reset, a log capture; the clients also from --clients), never assumed;
 - partial: at least half of the source's time replayed by statements within those
   bounds;
 - unfaithful: less.
@@ -26,6 +28,7 @@ from typing import Any
 from ..lab.spec import ReplaySpec, SourceFigures
 from ..model.fidelity import Fidelity, StatementFidelity
 from ..model.result import Run
+from .source_shape import TELL_CLIENTS, TELL_SHAPE
 from .tag import tag_of
 
 THRESHOLDS = {
@@ -130,6 +133,16 @@ def assess(spec: ReplaySpec, runs: Sequence[Run]) -> Fidelity:
             f"{replay_per_commit:.3g} statements a commit against the source's "
             f"{source_per_commit:.3g}"
         )
+    if source_per_commit is None:
+        reasons.append(
+            "the source's transaction shape is unknown: each statement replayed as its own "
+            f"transaction (what would tell: {TELL_SHAPE})"
+        )
+    if spec.clients is None and not spec.clients_given:
+        reasons.append(
+            f"the source's clients are unknown: the replay ran {spec.replay_clients} "
+            f"(what would tell: {TELL_CLIENTS})"
+        )
     differs = []
     if spec.clients is not None and spec.clients != spec.replay_clients:
         differs.append(f"{spec.replay_clients} clients against the source's {spec.clients}")
@@ -160,4 +173,8 @@ def assess(spec: ReplaySpec, runs: Sequence[Run]) -> Fidelity:
         source_protocol=spec.protocol,
         replay_protocol=spec.replay_protocol,
         dropped_writes=spec.dropped_writes,
+        source_statements_per_commit_from=spec.per_commit_from or None,
+        source_clients_from=spec.clients_from or None,
+        database_share=spec.database_share,
+        database_share_from=spec.database_share_from or None,
     )

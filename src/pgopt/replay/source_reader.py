@@ -2,8 +2,8 @@
 its pg_stat_statements, its tables' columns and sizes, each needed column's values
 (its pg_stats row, or, where the source has none, up to SAMPLE_ROWS values sampled
 from its rows), the largest value of each unique column the workload inserts into,
-and, over a sample of a few seconds, how its clients run the statements: how many
-statements a commit, how many sessions, with which protocol.
+and how its clients run the statements (source_watch.py: how many statements a
+commit, how many sessions, with which protocol).
 
 The session is servers/read_only.py's, so nothing here can write to the user's
 database.
@@ -13,8 +13,6 @@ taken for the workload.
 
 from __future__ import annotations
 
-import re
-import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -30,19 +28,16 @@ from ..servers import read_only
 from ..servers.read_only import dict_rows
 from ..sqltree import tables_read
 from .capture import Capture, capture_of
-from .catalog import Catalog, Column, SourceStatement, SourceWorkload
+from .catalog import Catalog, Column, SourceStatement
 from .draws import INTEGER_TYPES, Pool, pool_from_rows, pool_from_stats
 from .log_reader import LogError, read_log
 from .param_binding import ColumnUse
 from .parameters import needed_columns
 from .selection import Selection, select
+from .source_watch import TRANSACTION_CONTROL, how_clients_ran
 from .synthesize import NOT_SAMPLED, Synthesis, synthesize
 
 SAMPLE_ROWS = 200
-SAMPLE_EVERY_S = 0.5  # pg_stat_activity's sessions during the workload sample
-TRANSACTION_CONTROL = re.compile(
-    r"\s*(begin|commit|rollback|start|end|abort|savepoint|release|prepare transaction)\b", re.I
-)
 ENABLE = (
     "add pg_stat_statements to shared_preload_libraries, restart the server, run "
     "'create extension pg_stat_statements' in the database, and run your workload; "
@@ -118,7 +113,7 @@ def _synthesize(
             workload, capture = NOT_SAMPLED, None
             if statements is None:
                 if log is None:  # the sample first: the counts come after it
-                    workload = _sample_workload(conn, sample_s)
+                    workload = how_clients_ran(conn, sample_s)
                 statements = _statements(conn, where)
                 if log is not None:
                     capture = _capture(conn, log, statements)
@@ -182,64 +177,6 @@ def _statements(conn: psycopg.Connection[Any], where: str) -> list[SourceStateme
         for r in rows
         if not TRANSACTION_CONTROL.match(str(r["query"]))
     ]
-
-
-def _calls(conn: psycopg.Connection[Any]) -> int:
-    """The statements the source's pg_stat_statements has counted so far (transaction
-    control left out)."""
-    if not dict_rows(conn, "select 1 from pg_extension where extname = 'pg_stat_statements'"):
-        return 0
-    rows = dict_rows(conn, load("source_statements", conn.info.server_version))
-    return sum(int(r["calls"]) for r in rows if not TRANSACTION_CONTROL.match(str(r["query"])))
-
-
-def _sample_workload(conn: psycopg.Connection[Any], seconds: float) -> SourceWorkload:
-    """How the source's clients run their statements, over `seconds`: statements per
-    commit (the calls pg_stat_statements counted over the commits pg_stat_database
-    counted, this session's own taken out of both), the most sessions seen at once,
-    and their protocol ($n in what they last ran: prepared statements)."""
-    if seconds <= 0:
-        return SourceWorkload(
-            note="not sampled (--source-sample 0): each statement its own transaction"
-        )
-    ours = 0  # statements this session runs between the two counts, each a commit
-    first = _activity(conn)
-    calls_before = _calls(conn)
-    ours += 1
-    sessions, parameterized, literal = first["sessions"], first["parameterized"], first["literal"]
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        time.sleep(SAMPLE_EVERY_S)
-        seen = _activity(conn)
-        ours += 1
-        sessions = max(sessions, seen["sessions"])
-        parameterized += seen["parameterized"]
-        literal += seen["literal"]
-    calls = _calls(conn) - calls_before - ours
-    last = _activity(conn)
-    commits = int(last["xact_commit"]) - int(first["xact_commit"]) - ours - 2
-    protocol = "prepared" if parameterized > literal else "simple" if literal else None
-    if commits <= 0 or calls <= 0:
-        return SourceWorkload(
-            None,
-            sessions or None,
-            protocol,
-            f"the source ran nothing during the {seconds:g}-s sample: each statement its "
-            "own transaction",
-        )
-    per = calls / commits
-    return SourceWorkload(
-        per,
-        sessions or None,
-        protocol,
-        f"over a {seconds:g}-s sample, {calls:,} statements in {commits:,} commits "
-        f"({per:.3g} a commit), at most {sessions} sessions at once"
-        + (f", {protocol} protocol" if protocol else ""),
-    )
-
-
-def _activity(conn: psycopg.Connection[Any]) -> dict[str, Any]:
-    return dict_rows(conn, load("source_activity", conn.info.server_version))[0]
 
 
 def _with_largest(conn: psycopg.Connection[Any], selection: Selection, catalog: Catalog) -> Catalog:

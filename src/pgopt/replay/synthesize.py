@@ -119,7 +119,12 @@ def synthesize(
         replay = captured_scripts(capture, steps)
         scripts = replay.scripts
         workload = SourceWorkload(
-            capture.statements_per_transaction, capture.sessions, capture.protocol, capture.note
+            capture.statements_per_transaction,
+            capture.sessions,
+            capture.protocol,
+            capture.note,
+            per_commit_from="the log capture",
+            clients_from="the log capture (its sessions at once)",
         )
         source = "pg_stat_statements and a log capture"
         shape = replay.shape

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ..pgbench.command import ScriptRef
 from ..words import flat_query
+from .catalog import SourceWorkload
 from .parameters import KEYS_SCHEMA
 from .selection import MAX_SCRIPTS
 from .synthesize import Synthesis
@@ -64,6 +65,7 @@ def workload_markdown(synthesis: Synthesis) -> str:
         "",
         f"How the source ran them: {work.note or 'not sampled'}.",
         "",
+        *_where_from(work),
         "Run them yourself: `pgbench -n "
         + flags
         + " ...`"
@@ -123,3 +125,27 @@ def write_scripts(
         synthesis = replace(synthesis, scripts=wrapped)
     scripts, keys = write_workload(synthesis, folder)
     return scripts, (keys,) if keys else ()
+
+
+def _where_from(work: SourceWorkload) -> list[str]:
+    """Each figure of how the source ran, with where it came from (unknown: said)."""
+    share = (
+        f"{work.database_share:.0%}, from {work.database_share_from}"
+        if work.database_share is not None
+        else "unknown"
+    )
+    per_commit = (
+        f"{work.statements_per_commit:.3g}, from {work.per_commit_from}"
+        if work.statements_per_commit is not None
+        else "unknown (each statement replayed as its own transaction)"
+    )
+    clients = f"{work.clients}, from {work.clients_from}" if work.clients else "unknown"
+    return [
+        "| of the source | value, and where it came from |",
+        "|---|---|",
+        f"| statements a commit | {per_commit} |",
+        f"| clients at once | {clients} |",
+        f"| protocol | {work.protocol or 'unknown'} |",
+        f"| the database's share of its sessions' busy time | {share} |",
+        "",
+    ]

@@ -83,6 +83,9 @@ def _banners(result: LabResult) -> tuple[tuple[Style, Inline], ...]:
     out: list[tuple[Style, Inline]] = []
     if result.fidelity is not None:
         out.append(replay.banner(result.fidelity))
+        application = replay.application(result.fidelity, result)
+        if application is not None:
+            out.append(application)
     if not result.complete:
         error = result.error or "stopped early"
         out.append(

@@ -4,7 +4,9 @@ section with every statement, the whole workload's figures and the thresholds.""
 
 from __future__ import annotations
 
+from ..analysis.amdahl import application_bound
 from ..model.fidelity import Fidelity, StatementFidelity
+from ..model.result import LabResult
 from .blocks import Block, Cell, Inline, Items, Section, Span, Style, Table, plain
 
 VERDICT_STYLE = {"faithful": Style.GOOD, "partial": Style.WARN, "unfaithful": Style.BAD}
@@ -27,6 +29,34 @@ def banner(fidelity: Fidelity) -> tuple[Style, Inline]:
         text = ": " + "; ".join(fidelity.reasons[:3]) + (f"; and {more} more" if more > 0 else "")
         text += ". A verdict on this replay may not hold for the source."
     return style, (head, Span(text))
+
+
+def application(fidelity: Fidelity, result: LabResult) -> tuple[Style, Inline] | None:
+    """What the database's ratio is worth to the application: where the source's
+    sessions spend part of their busy time in the application's own work, a faster
+    database speeds the application up by at most Amdahl's bound."""
+    share = fidelity.database_share
+    if share is None or not result.metric.higher_is_better:
+        return None
+    bounds = []
+    for step in result.steps:
+        ratio = step.ratio_vs_previous
+        if ratio is None or ratio.median <= 0:
+            continue
+        low, high = (application_bound(r, share) for r in ratio.ci95)
+        bound = application_bound(ratio.median, share)
+        bounds.append(
+            f"{step.name}'s ×{ratio.median:.2f} [{ratio.ci95[0]:.2f}–{ratio.ci95[1]:.2f}] is "
+            f"at most ×{bound:.2f} [{low:.2f}–{high:.2f}] to it"
+        )
+    if not bounds:
+        return None
+    text = (
+        f": the database is {share:.0%} of the source's busy session time (from "
+        f"{fidelity.database_share_from}); the rest is the application's own work, which "
+        "no database change speeds up, so " + "; ".join(bounds) + " (Amdahl's bound)."
+    )
+    return Style.PLAIN, (Span("The application", Style.STRONG), Span(text))
 
 
 def _figure(source: float, replay: float | None, digits: str = ".3g") -> str:
@@ -99,6 +129,13 @@ def section(fidelity: Fidelity) -> Section:
     ):
         known = "not sampled" if source is None else str(source)
         whole.append((label, plain(f"{known} → {replay}")))
+    for label, where in (
+        ("Statements a commit from", fidelity.source_statements_per_commit_from),
+        ("Clients from", fidelity.source_clients_from),
+        ("The database's share from", fidelity.database_share_from),
+    ):
+        if where:
+            whole.append((label, plain(where)))
     blocks: list[Block] = [Items(tuple(whole)), table(fidelity, judged_only=False)]
     if fidelity.dropped_writes:
         blocks.append(

@@ -58,7 +58,7 @@ from ..redact import redactor
 from ..replay.fidelity import assess
 from ..words import plural
 from .phases import step_phases
-from .runs import latency, observer_summary, run_result, server_cpu_us_per_tx
+from .runs import cpu_share, latency, observer_summary, run_result, server_cpu_us_per_tx
 from .time_spent import time_breakdown
 
 
@@ -278,6 +278,7 @@ def _step(
         reported=_reported(step.reported, lab.step(baseline).reported),
         tps=Series(stats.median(tps), tuple(tps)) if tps else None,
         server_cpu_us_per_tx=Series(stats.median(cpu), tuple(cpu)) if cpu else None,
+        cpu=cpu_share(outcome.runs),
         phases=phases,
         plans=outcome.plans,
     )

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..analysis import stats
 from ..model.outcomes import RunRecord
-from ..model.result import Latency, Run, RunPhase, Statement
+from ..model.result import CpuShare, Latency, Run, RunPhase, Statement
 from ..pgbench.parse import percentile
 
 
@@ -18,6 +18,33 @@ def server_cpu_us_per_tx(runs: list[RunRecord]) -> list[float]:
         if r.server_cpu_s is not None and r.pgbench and r.pgbench.summary.transactions:
             out.append(round(r.server_cpu_s * 1e6 / r.pgbench.summary.transactions, 2))
     return out
+
+
+def cpu_share(runs: list[RunRecord]) -> CpuShare | None:
+    """pgbench's CPU and the server's over a step's runs, in cores (medians)."""
+    client, threads, server = [], [], []
+    for r in runs:
+        if r.pgbench is None or r.pgbench.wall_s <= 0:
+            continue
+        client.append(r.pgbench.client_cpu_s / r.pgbench.wall_s)
+        threads.append(_threads(r.pgbench.args))
+        if r.server_cpu_s is not None:
+            server.append(r.server_cpu_s / r.pgbench.wall_s)
+    if not client:
+        return None
+    return CpuShare(
+        round(stats.median(client), 3),
+        max(threads),
+        round(stats.median(server), 3) if server else None,
+    )
+
+
+def _threads(args: tuple[str, ...]) -> int:
+    """pgbench's --jobs in its arguments (1, its default, where not given)."""
+    for flag in ("--jobs", "-j"):
+        if flag in args:
+            return int(args[args.index(flag) + 1])
+    return 1
 
 
 def latency(runs: list[RunRecord]) -> Latency | None:
@@ -74,6 +101,7 @@ def run_result(record: RunRecord) -> Run:
         latency_avg_ms=summary.latency_avg_ms if summary else None,
         wall_s=round(pgbench.wall_s, 3) if pgbench else None,
         client_cpu_s=round(pgbench.client_cpu_s, 3) if pgbench else None,
+        threads=_threads(pgbench.args) if pgbench else None,
         progress=tuple((s.time_s, s.tps) for s in pgbench.log.seconds) if pgbench else None,
         log_sampling_rate=pgbench.log.sampling_rate if pgbench and record.detailed else None,
         detailed=record.detailed,

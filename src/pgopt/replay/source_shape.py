@@ -1,0 +1,168 @@
+"""How the source's clients run its statements, from what tells it (pure): how many
+statements a commit, how many sessions at once, with which protocol, and what share
+of their busy time the database itself works (the application's own work is the
+rest). Each figure says where it came from; none is assumed silently.
+
+In order of trust:
+
+- the watch (`--source-sample S`), where it saw work: the calls pg_stat_statements
+  counted over the commits pg_stat_database counted, the most sessions at once, and
+  the busy sessions' states sampled (running a statement, or idle between statements
+  of a request, or idle inside a transaction);
+- what the source keeps since its statistics were reset (an idle source: a staging
+  server, a quiet hour): pg_stat_statements' calls over pg_stat_database's commits,
+  when the two were reset together (their windows match), and from PostgreSQL 14 the
+  sessions' active and in-transaction time;
+- a log capture (`--source-log`, capture.py) tells all of it, and is read apart.
+
+Where none tells, the figure is None with the reason and what would tell it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..words import format_duration
+from .catalog import SourceWorkload
+
+# the statistics of pg_stat_statements and pg_stat_database cover one window when they
+# were reset within this much of each other (or WINDOW_SHARE of the window)
+WINDOW_SLACK_S = 5.0
+WINDOW_SHARE = 0.05
+TELL_SHAPE = (
+    "a watch while the application runs (--source-sample S), a log capture "
+    "(--source-log FILE), or pg_stat_statements and pg_stat_database reset together "
+    "before it runs (select pg_stat_statements_reset(), pg_stat_reset())"
+)
+TELL_CLIENTS = "--clients N, a watch while the application runs, or a log capture"
+
+
+@dataclass(frozen=True)
+class Watch:
+    """What the watch saw over `seconds`, pgopt's own statements taken out."""
+
+    seconds: float
+    calls: int  # statements pg_stat_statements counted (transaction control left out)
+    commits: int  # commits pg_stat_database counted
+    sessions: int  # the most client sessions at once
+    parameterized: int  # samples of sessions whose last statement carried $n
+    literal: int  # ... and of those whose last statement did not
+    active: int  # samples of sessions running a statement
+    idle_in_request: int  # ... idle for under a second: between a request's statements
+    idle_in_transaction: int  # ... idle inside a transaction
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What the source keeps since its statistics were reset (PostgreSQL 14+ for the
+    times and pg_stat_statements' reset; seconds since the epoch)."""
+
+    calls: int  # pg_stat_statements' calls in this database (transaction control left out)
+    commits: int  # pg_stat_database's commits, pgopt's own taken out
+    statements_reset: float | None
+    database_reset: float | None  # None: never reset
+    now: float
+    active_ms: float | None = None
+    idle_in_transaction_ms: float | None = None
+
+
+def shape(watch: Watch | None, kept: Kept | None, why_no_kept: str = "") -> SourceWorkload:
+    """The source's workload shape: from the watch where it saw work, else from what
+    the source keeps where its windows match, else unknown (with the reasons)."""
+    protocol = None
+    if watch is not None and (watch.parameterized or watch.literal):
+        protocol = "prepared" if watch.parameterized > watch.literal else "simple"
+    if watch is not None and watch.commits > 0 and watch.calls > 0:
+        per = watch.calls / watch.commits
+        note = (
+            f"over a {watch.seconds:g}-s watch, {watch.calls:,} statements in "
+            f"{watch.commits:,} commits ({per:.3g} a commit), at most {watch.sessions} "
+            "sessions at once" + (f", {protocol} protocol" if protocol else "")
+        )
+        share = _watched_share(watch)
+        return SourceWorkload(
+            per,
+            watch.sessions or None,
+            protocol,
+            note,
+            per_commit_from=f"the {watch.seconds:g}-s watch",
+            clients_from=f"the {watch.seconds:g}-s watch (the most sessions at once)",
+            database_share=share,
+            database_share_from=(
+                f"the {watch.seconds:g}-s watch's samples of its busy sessions"
+                if share is not None
+                else ""
+            ),
+        )
+    idle = (
+        f"the {watch.seconds:g}-s watch saw no work"
+        if watch is not None
+        else "not watched (--source-sample 0)"
+    )
+    window = _window(kept) if kept is not None else why_no_kept or "nothing kept to read"
+    if kept is not None and not isinstance(window, str) and kept.commits > 0 and kept.calls > 0:
+        per = kept.calls / kept.commits
+        since = f"what the source keeps over the {format_duration(window)} since its reset"
+        share = _kept_share(kept)
+        return SourceWorkload(
+            per,
+            None,
+            protocol,
+            f"{idle}; {since}: {kept.calls:,} statements in {kept.commits:,} commits "
+            f"({per:.3g} a commit); its clients: unknown ({TELL_CLIENTS})",
+            per_commit_from=since,
+            clients_from="",
+            database_share=share,
+            database_share_from=(
+                f"{since} (its sessions' active time over their time in transactions "
+                "and running statements: an upper bound)"
+                if share is not None
+                else ""
+            ),
+        )
+    if kept is not None and not isinstance(window, str):
+        window = "the source ran no statement since its statistics' reset"
+    return SourceWorkload(
+        None,
+        watch.sessions if watch is not None and watch.sessions else None,
+        protocol,
+        f"{idle}, and {window}: the transaction shape is unknown, each statement replayed "
+        f"as its own transaction (what would tell: {TELL_SHAPE})",
+    )
+
+
+def _window(kept: Kept) -> float | str:
+    """The seconds both counters cover, or why they do not cover one window."""
+    if kept.statements_reset is None:
+        return "pg_stat_statements keeps no reset time before PostgreSQL 14"
+    if kept.database_reset is None:
+        return (
+            "pg_stat_database was never reset, so its commits cover another window than "
+            "pg_stat_statements' calls"
+        )
+    window = kept.now - max(kept.statements_reset, kept.database_reset)
+    apart = abs(kept.statements_reset - kept.database_reset)
+    if window <= 0 or apart > max(WINDOW_SLACK_S, WINDOW_SHARE * window):
+        return (
+            f"pg_stat_statements and pg_stat_database were reset {format_duration(apart)} apart, "
+            "so their counts cover different windows"
+        )
+    return window
+
+
+def _watched_share(watch: Watch) -> float | None:
+    """The database's share of its busy sessions' sampled time: running a statement,
+    against that and the application's own time (idle between a request's statements,
+    or inside a transaction)."""
+    busy = watch.active + watch.idle_in_request + watch.idle_in_transaction
+    return watch.active / busy if busy else None
+
+
+def _kept_share(kept: Kept) -> float | None:
+    """Active time over active and idle-in-transaction time: an upper bound of the
+    database's share (the time idle between transactions is not counted, as pg_stat_
+    database cannot tell a request's from a session waiting for one)."""
+    if kept.active_ms is None or kept.idle_in_transaction_ms is None:
+        return None
+    total = kept.active_ms + kept.idle_in_transaction_ms
+    return kept.active_ms / total if total > 0 else None

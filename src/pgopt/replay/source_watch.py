@@ -1,0 +1,102 @@
+"""How the source's clients run its statements, read in the replay's read-only session:
+a watch of `--source-sample` seconds (its sessions sampled twice a second, the calls
+and commits counted before and after), and what the source keeps since its
+statistics were reset; source_shape.py makes the figures of them, each with
+where it came from."""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+import psycopg
+
+from ..queries import find, load
+from ..servers.read_only import dict_rows
+from .catalog import SourceWorkload
+from .source_shape import Kept, Watch, shape
+
+SAMPLE_EVERY_S = 0.5  # pg_stat_activity's sessions during the watch
+TRANSACTION_CONTROL = re.compile(
+    r"\s*(begin|commit|rollback|start|end|abort|savepoint|release|prepare transaction)\b", re.I
+)
+STATES = ("active", "idle_in_request", "idle_in_transaction")
+
+
+def how_clients_ran(conn: psycopg.Connection[Any], seconds: float) -> SourceWorkload:
+    """The source's workload shape: what it keeps (read first, before this session's
+    own statements add to it), then a watch of `seconds` (none for 0)."""
+    installed = bool(_installed(conn))
+    kept, why = _kept(conn, installed)
+    watch = _watch(conn, seconds, installed) if seconds > 0 else None
+    return shape(watch, kept, why)
+
+
+def _installed(conn: psycopg.Connection[Any]) -> list[dict[str, Any]]:
+    return dict_rows(conn, "select 1 from pg_extension where extname = 'pg_stat_statements'")
+
+
+def _calls(conn: psycopg.Connection[Any]) -> int:
+    """The statements the source's pg_stat_statements has counted so far in this
+    database (transaction control left out)."""
+    rows = dict_rows(conn, load("source_statements", conn.info.server_version))
+    return sum(int(r["calls"]) for r in rows if not TRANSACTION_CONTROL.match(str(r["query"])))
+
+
+def _kept(conn: psycopg.Connection[Any], installed: bool) -> tuple[Kept | None, str]:
+    """What the source keeps since its reset, this session's own commits (one a
+    statement so far: it runs in autocommit) and calls taken out; or why not."""
+    query = find("source_kept", conn.info.server_version)
+    if query is None:
+        return None, "PostgreSQL 13 and older keep no pg_stat_statements reset time"
+    if not installed:
+        return None, "the source has no pg_stat_statements"
+    row = dict_rows(conn, query)[0]
+    ours = 2  # the two statements before this one
+    calls = _calls(conn) - 1  # the query above, counted once it ended
+    return (
+        Kept(
+            calls=max(0, calls),
+            commits=max(0, int(row["xact_commit"]) - ours),
+            statements_reset=row["statements_reset"],
+            database_reset=row["database_reset"],
+            now=float(row["now"]),
+            active_ms=_float(row["active_ms"]),
+            idle_in_transaction_ms=_float(row["idle_in_transaction_ms"]),
+        ),
+        "",
+    )
+
+
+def _watch(conn: psycopg.Connection[Any], seconds: float, installed: bool) -> Watch:
+    """Over `seconds`: the calls pg_stat_statements counted and the commits
+    pg_stat_database counted (this session's own taken out of both), the most
+    sessions seen at once, their protocol ($n in what they last ran: prepared
+    statements) and their states, sampled."""
+    ours = 0  # statements this session runs between the two counts, each a commit
+    first = _activity(conn)
+    calls_before = _calls(conn) if installed else 0
+    ours += 1
+    sessions = first["sessions"]
+    counts = {k: int(first[k]) for k in ("parameterized", "literal", *STATES)}
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        time.sleep(SAMPLE_EVERY_S)
+        seen = _activity(conn)
+        ours += 1
+        sessions = max(sessions, seen["sessions"])
+        for k in counts:
+            counts[k] += int(seen[k])
+    calls = (_calls(conn) - calls_before - ours) if installed else 0
+    last = _activity(conn)
+    commits = int(last["xact_commit"]) - int(first["xact_commit"]) - ours - 2
+    return Watch(seconds, max(0, calls), max(0, commits), int(sessions), **counts)
+
+
+def _activity(conn: psycopg.Connection[Any]) -> dict[str, Any]:
+    return dict_rows(conn, load("source_activity", conn.info.server_version))[0]
+
+
+def _float(value: Any) -> float | None:
+    return None if value is None else float(value)

@@ -1,0 +1,96 @@
+"""How the source's clients ran, from what tells it (replay/source_shape.py): a watch
+that saw work, what the source keeps since a reset, or nothing (said); and what a
+faster database is worth to the application (analysis/amdahl.py). No server."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from pgopt.analysis.amdahl import application_bound
+from pgopt.replay.source_shape import Kept, Watch, shape
+
+NOW = 1_800_000_000.0
+
+
+def watch(**changes: Any) -> Watch:
+    base: dict[str, Any] = {
+        "seconds": 10.0,
+        "calls": 18_000,
+        "commits": 1_000,
+        "sessions": 4,
+        "parameterized": 60,
+        "literal": 0,
+        "active": 60,
+        "idle_in_request": 20,
+        "idle_in_transaction": 0,
+    }
+    return Watch(**{**base, **changes})
+
+
+IDLE = watch(calls=0, commits=0, sessions=0, parameterized=0, active=0, idle_in_request=0)
+
+
+def kept(**changes: Any) -> Kept:
+    base: dict[str, Any] = {
+        "calls": 180_000,
+        "commits": 10_000,
+        "statements_reset": NOW - 600,
+        "database_reset": NOW - 601,
+        "now": NOW,
+        "active_ms": 300_000.0,
+        "idle_in_transaction_ms": 100_000.0,
+    }
+    return Kept(**{**base, **changes})
+
+
+def test_a_watch_that_saw_work_tells_the_shape_the_clients_and_the_share() -> None:
+    work = shape(watch(), kept())
+    assert work.statements_per_commit == 18.0 and work.clients == 4
+    assert work.protocol == "prepared"
+    assert work.per_commit_from == "the 10-s watch"
+    assert work.database_share == pytest.approx(0.75)  # 60 of 80 busy samples
+
+
+def test_an_idle_watch_reads_what_the_source_keeps_when_both_were_reset_together() -> None:
+    work = shape(IDLE, kept())
+    assert work.statements_per_commit == 18.0
+    assert work.per_commit_from.startswith("what the source keeps over the 10 minutes")
+    assert work.clients is None and "clients: unknown" in work.note
+    assert work.database_share == pytest.approx(0.75)  # active over active + in transaction
+    assert "upper bound" in work.database_share_from
+
+
+@pytest.mark.parametrize(
+    ("counters", "why"),
+    [
+        (kept(database_reset=None), "pg_stat_database was never reset"),
+        (kept(database_reset=NOW - 3600), "reset 50 minutes apart"),
+        (kept(calls=0, commits=0), "ran no statement since its statistics' reset"),
+    ],
+)
+def test_counters_of_different_windows_are_not_read_as_one(counters: Kept, why: str) -> None:
+    work = shape(IDLE, counters)
+    assert work.statements_per_commit is None and work.per_commit_from == ""
+    assert why in work.note and "the transaction shape is unknown" in work.note
+    assert "--source-log" in work.note and "pg_stat_statements_reset()" in work.note
+
+
+def test_nothing_kept_and_not_watched_is_unknown_with_the_reason() -> None:
+    work = shape(None, None, "PostgreSQL 13 and older keep no pg_stat_statements reset time")
+    assert work.statements_per_commit is None
+    assert work.note.startswith("not watched (--source-sample 0), and PostgreSQL 13")
+
+
+def test_a_small_gap_between_the_resets_is_one_window() -> None:
+    assert shape(IDLE, kept(database_reset=NOW - 603)).statements_per_commit == 18.0
+
+
+def test_amdahls_bound() -> None:
+    assert application_bound(2.0, 1.0) == pytest.approx(2.0)
+    assert application_bound(2.0, 0.0) == pytest.approx(1.0)
+    # the shop of issue 56: the database x14.10, the application x2.41: about 63% of
+    # its time was the database's
+    assert application_bound(14.10, 0.63) == pytest.approx(2.41, abs=0.02)
+    assert application_bound(0.5, 0.5) == pytest.approx(1 / 1.5)  # slower, less so
