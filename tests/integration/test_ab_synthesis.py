@@ -2,6 +2,7 @@
 with pg_stat_statements; the workload pgopt makes from it replays each statement's
 share of calls within a few points, and its fidelity table says so."""
 
+import re
 import subprocess
 import uuid
 from collections.abc import Iterator
@@ -89,7 +90,8 @@ def test_a_synthesized_workload_replays_the_sources_mix(
     assert "set application_name" in readme and "session state" in readme
     # not watched: the transaction shape from what the source keeps since the reset
     assert "not watched (--source-sample 0)" in readme
-    assert "| statements a commit | 1, from what the source keeps over the" in readme
+    kept = re.search(r"\| statements a commit \| ([\d.]+), from what the source keeps", readme)
+    assert kept is not None and abs(float(kept.group(1)) - 1) < 0.05, readme[:1200]
     texts = "".join((workload / s).read_text() for s in scripts)
     assert "from pg_stats" in texts and "/* pgopt q01 */" in texts
 
