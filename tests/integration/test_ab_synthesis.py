@@ -104,7 +104,7 @@ def test_a_synthesized_workload_replays_the_sources_mix(
     for query, row in rows.items():
         (want,) = (v for k, v in expected.items() if k in query)
         assert abs(row["replay_calls"] / calls - want) < 0.05, (query, row["replay_calls"])
-        assert row["within"], row
+        assert row["within"], (row["why"], row)
     assert fidelity["verdict"] == "faithful", fidelity["reasons"]
     assert "Replay faithful" in capsys.readouterr().out
 
