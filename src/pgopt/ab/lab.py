@@ -50,6 +50,9 @@ def ab_lab(
     synthesized workload's first step is measured against for its fidelity; `copy`:
     how the user's data was copied, for the time it took."""
     folder.mkdir(parents=True, exist_ok=True)
+    # a physical copy is as old as the source: no vacuum, no new statistics, each
+    # variant's own SQL alone (a logical copy is made to look lived-in instead)
+    aged = copy is not None and copy.kind == "physical"
     analyze = folder / "analyze.sql"
     analyze.write_text(ANALYZE_SQL)
     vacuum = folder / "vacuum.sql"
@@ -57,15 +60,15 @@ def ab_lab(
     raw: dict[str, Any] = {
         "title": spec.title,
         "description": _description(spec),
-        "dataset": {"setup": [*map(str, spec.setup), str(vacuum)]},
+        "dataset": {"setup": [*map(str, spec.setup), *([] if aged else [str(vacuum)])]},
         "metric": {"name": "transactions", "unit": "tx/s"},
         # no warm-up unless asked for: every run starts from its variant's template,
         # cold for A and B alike (`warmup` in ab.toml brings the hot rows in first)
         "run": {"clients": 2, "duration": 10, "reps": "auto", "warmup": 0, **spec.run},
         "quick": {"duration": 3, "reps": 3, "warmup": spec.run.get("warmup", 0)},
         "steps": [
-            _step("a", spec.a, spec.scripts, analyze),
-            _step("b", spec.b, (), analyze),
+            _step("a", spec.a, spec.scripts, None if aged else analyze),
+            _step("b", spec.b, (), None if aged else analyze),
         ],
     }
     if steps_of is not None:
@@ -75,13 +78,13 @@ def ab_lab(
 
 
 def _step(
-    name: str, variant: Variant, scripts: tuple[ScriptRef, ...], analyze: Path
+    name: str, variant: Variant, scripts: tuple[ScriptRef, ...], analyze: Path | None
 ) -> dict[str, Any]:
     step: dict[str, Any] = {
         "name": name,
         "title": variant.title,
         "fresh": True,
-        "schema": [*map(str, variant.sql), str(analyze)],
+        "schema": [*map(str, variant.sql), *([str(analyze)] if analyze else [])],
     }
     own = variant.scripts or scripts
     if own:

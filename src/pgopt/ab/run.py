@@ -7,20 +7,16 @@ from __future__ import annotations
 
 import shutil
 import tempfile
-import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from rich.text import Text
 
-from .. import machine
-from ..binaries import CLIENT_PROGRAMS, PgBinaries, find_binaries
+from ..binaries import CLIENT_PROGRAMS, find_binaries
 from ..consoles import err, out
 from ..errors import BenchError, UsageError
 from ..lab.across import shared_settings
-from ..lab.spec import DataCopy
 from ..model.result import LabResult
-from ..redact import redact_dsn
 from ..replay.source_reader import synthesize_from
 from ..replay.synthesize import Synthesis
 from ..replay.workload_files import write_workload
@@ -30,12 +26,11 @@ from ..running.options import RunOptions
 from ..servers.dsn import hide_passwords
 from ..servers.embedded import default_workdir_base
 from ..store import new_run_dir
-from ..words import plural
 from .across_copy import check_dump_script, copy_binaries
+from .copying import copy_data
 from .data_size import CopySize, check_disk, read_tables
 from .lab import StepsOf, ab_lab
 from .replayed import as_the_source_ran, replay_spec, say_synthesis
-from .source import dump_source, script_of_dump
 from .spec import AbSpec
 
 
@@ -96,16 +91,19 @@ def run_ab(ab: AbSpec, options: AbOptions, steps_of: StepsOf | None = None) -> L
             )
             if run.dry_run:
                 out.print(_copy_line(size, base, server_here=not run.dsn))
+        target = None
         if (ab.source_dsn or ab.dump) and not run.dry_run:
             binaries = copy_binaries(run.sides, ab.source_dsn, ab.dump) or find_binaries(
                 run.pg_bin, need=CLIENT_PROGRAMS
             )
-            ab, copy = _with_copy(ab, binaries, Path(folder), size)
+            copied = copy_data(ab, run, binaries, Path(folder), size)
+            ab, copy, target = copied.ab, copied.copy, copied.target
             if ab.dump:
                 check_dump_script(run.sides, ab.setup[0])
         lab = ab_lab(ab, Path(folder), steps_of, replay, copy)
         try:
-            result = run_lab(lab, run, run_dir, data_bytes=size.database_bytes if size else None)
+            data_bytes = size.database_bytes if size else None
+            result = run_lab(lab, run, run_dir, data_bytes=data_bytes, target=target)
         except BenchError as e:
             # exit 2, not 1: to a CI job, 1 is the gate's regression
             raise UsageError(f"the workload failed on the copy: {e}") from e
@@ -128,44 +126,6 @@ def with_both_settings(ab: AbSpec, both: dict[str, str], run: RunOptions) -> AbS
             err.print(f"pgopt: note: {note}", highlight=False)
     a, b = (replace(v, settings=s) for v, s in zip((ab.a, ab.b), settings, strict=True))
     return replace(ab, a=a, b=b)
-
-
-def _with_copy(
-    ab: AbSpec, binaries: PgBinaries, folder: Path, size: CopySize | None
-) -> tuple[AbSpec, DataCopy]:
-    """The A/B with the copy of the user's database (a source or a dump file) as its
-    first setup files, and what copying it took (with `binaries`' pg_dump)."""
-    started = time.monotonic()
-    if ab.source_dsn:
-        assert size is not None
-        err.print(
-            f"pgopt: copying {redact_dsn(ab.source_dsn)} "
-            f"(about {format_bytes(size.database_bytes)} once restored)",
-            highlight=False,
-        )
-        copied = dump_source(binaries, ab.source_dsn, ab.tables, folder, ab.sample)
-        how = (
-            f"pg_dump of {ab.sample:g}% of the big tables' rows"
-            if ab.sample is not None
-            else f"pg_dump --jobs {machine.cpu_count()}, one snapshot, restored with pg_restore"
-        )
-    else:
-        assert ab.dump is not None
-        copied = script_of_dump(binaries, ab.dump, folder)
-        how = f"the dump file {ab.dump.name}"
-    seconds = time.monotonic() - started
-    for option, columns in copied.left_out.items():
-        err.print(
-            f"pgopt: note: column option {option} left out of the copy "
-            f"({columns} columns): PostgreSQL does not define it",
-            highlight=False,
-        )
-    for table, (rows, sampled) in copied.sampled.items():
-        if sampled:
-            err.print(f"pgopt: sampled {table}: {plural(rows, 'row')} copied", highlight=False)
-    err.print(f"pgopt: copied in {seconds:.1f}s", highlight=False)
-    copy = DataCopy(seconds, size.database_bytes if size else 0, how)
-    return replace(ab, setup=(*copied.setup, *ab.setup)), copy
 
 
 def _copy_line(size: CopySize, folder: Path, *, server_here: bool) -> Text:

@@ -44,6 +44,7 @@ class AbSpec:
     dump: Path | None = None  # or a dump file of it (any pg_dump format)
     tables: tuple[str, ...] = ()  # pg_dump --table patterns: copy only these
     sample: float | None = None  # percent of each big table's rows to copy
+    copy: str = "auto"  # physical where it can be (ab/copying.py), physical or logical
     margin: float | None = None  # percent, as --margin takes it
     fail_on_regression: float | None = None  # percent
     require_decision: bool = False
@@ -70,9 +71,11 @@ class AbFlags:
     b_scripts: tuple[str, ...] = ()
     synthesize: bool = False
     cover: float | None = None
+    copy: str | None = None
 
 
 RUN_KEYS = ("clients", "duration", "reps", "warmup")
+COPIES = ("auto", "physical", "logical")  # ab/copying.py says what each means
 
 
 def read_spec(path: Path | None, flags: AbFlags, cwd: Path) -> AbSpec:
@@ -109,6 +112,7 @@ def read_spec(path: Path | None, flags: AbFlags, cwd: Path) -> AbSpec:
         dump=_dump(data, folder, flags.dump, cwd),
         tables=tuple(str(t) for t in data.array("tables", [])) + flags.tables,
         sample=_sample(data, flags.sample),
+        copy=flags.copy or str(data.text("copy", "auto")),
         margin=_optional_number(gate, "margin"),
         fail_on_regression=_percent(gate, "fail_on_regression"),
         require_decision=bool(gate.flag("require_decision", False)),
@@ -119,6 +123,10 @@ def read_spec(path: Path | None, flags: AbFlags, cwd: Path) -> AbSpec:
         t.done()  # a misspelt field first: it often explains what seems missing
     if spec.tables and not spec.source_dsn:
         raise LabError(f"{where}: tables name what to copy from a source: give source_dsn")
+    if spec.copy not in COPIES:
+        raise LabError(f"{where}: [data] copy: one of {', '.join(COPIES)}, not {spec.copy!r}")
+    if spec.copy == "physical" and not spec.source_dsn:
+        raise LabError(f"{where}: a physical copy is made of a source: give source_dsn")
     if spec.sample is not None and not spec.source_dsn:
         raise LabError(f"{where}: a sample is taken from a source: give source_dsn")
     if spec.source_dsn and spec.dump:

@@ -31,6 +31,12 @@ from .running import run_options
     metavar="PCT",
     help="Copy PCT percent of the rows of each table of 1 MiB or more, not all.",
 )
+@click.option(
+    "--copy",
+    type=click.Choice(["auto", "physical", "logical"]),
+    help="How --source-dsn is copied: physical (pg_basebackup: as old as the source), "
+    "logical (pg_dump), or auto (physical where it can be; the default).",
+)
 @click.option("--dump", help="A dump file of your database (pg_dump, any format) as the data.")
 @click.option(
     "--setup", multiple=True, help="SQL file that builds the data (repeatable, in order)."

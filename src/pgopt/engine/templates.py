@@ -108,9 +108,11 @@ class DataTemplates:
 
     def _build_group(self, first: Step, families: list[list[Step]]) -> None:
         ds = self.ctx.lab.dataset
+        copy = self.ctx.lab.copy
         with self._admin() as admin:
             databases.drop(admin)
-            databases.create(admin)
+            # a physical copy of the user's server: the data starts as a file copy of it
+            databases.create(admin, template=copy.database if copy is not None else None)
         t0 = time.monotonic()
         variables = self.ctx.step_variables(first)
         for path in ds.setup:

@@ -61,14 +61,14 @@ def prove_indexes(
     }
 
     def steps_of(a: dict[str, Any]) -> list[dict[str, Any]]:
-        analyze = a["schema"][-1]
+        analyze = a["schema"][-1:]  # A's analyze.sql; none on a physical copy
         steps = [a]
         for name, path in files.items():
             step = {
                 "name": name,
                 "title": titles[name],
                 "fresh": True,
-                "schema": [str(path), analyze],
+                "schema": [str(path), *analyze],
             }
             if name != "b":
                 step["from"] = "b"

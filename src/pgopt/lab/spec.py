@@ -192,11 +192,14 @@ class ReplaySpec:
 @dataclass(frozen=True)
 class DataCopy:
     """The user's data, copied before the lab started (pgopt ab): how long it took,
-    how big the source was, and how it was copied."""
+    how big the source was, and how it was copied; a physical copy's `database` is the
+    copy of the source's on the server, which the lab's data starts as."""
 
     seconds: float
     bytes: int
     how: str
+    kind: str = "logical"  # or "physical": pg_basebackup, as old as the source
+    database: str | None = None
 
 
 @dataclass(frozen=True)

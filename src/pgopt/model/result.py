@@ -335,6 +335,7 @@ class TimeBreakdown:
     copy_s: float | None = None
     copy_bytes: int | None = None
     copy_how: str = ""
+    copy_kind: str | None = absent()  # "logical" (pg_dump) or "physical" (pg_basebackup)
     runs_from: str | None = None  # fresh steps: "clone" or "template"
     how: str = ""
     templates: tuple[TemplateRecord, ...] = ()

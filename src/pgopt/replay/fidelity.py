@@ -9,8 +9,10 @@ per commit, the client count and the protocol.
 The verdict, by the thresholds in THRESHOLDS (each in the report beside it):
 - faithful: at least 90% of the source's time replayed, no table's writes left
   out, every replayed statement with 1% or more of the source's time within 1.5x
-  of its rows per call and 2x of its time per call (or less than 20 µs apart: the
-  ratio of two such short times is noise), statements per commit within
+  of its rows per call, 2x of its time per call (or less than 20 µs apart: the
+  ratio of two such short times is noise) and 1.5x of its shared blocks a call
+  (hit and read: one a buffer access, so a plan that visits a page once per row
+  counts it as often; or less than 2 apart), statements per commit within
   1.5x of the source's, the source's clients and protocol matched; the transaction
   shape and the clients known (a watch that saw work, what the source keeps since a
   reset, a log capture; the clients also from --clients), never assumed;
@@ -36,6 +38,8 @@ THRESHOLDS = {
     "rows_ratio": 1.5,  # rows per call, either way
     "time_ratio": 2.0,  # server time per call, either way
     "time_floor_ms": 0.02,  # a difference under this a call is noise, not a verdict
+    "blocks_ratio": 1.5,  # shared blocks a call (hit and read), either way
+    "blocks_floor": 2.0,  # blocks a call apart under which the ratio is not judged
     "judged_share": 0.01,  # statements below this share of the time do not count
     "per_commit_ratio": 1.5,  # statements per commit, either way
     "partial_share": 0.50,  # of the source's time, replayed within the bounds
@@ -100,6 +104,10 @@ def _statement(source: SourceFigures, replay: _Totals | None) -> StatementFideli
         why.append(f"{r_rows:.3g} rows a call against the source's {s_rows:.3g}")
     if not _within(r_ms, s_ms, THRESHOLDS["time_ratio"], THRESHOLDS["time_floor_ms"]):
         why.append(f"{r_ms:.3g} ms a call against the source's {s_ms:.3g}")
+    if s_blocks > 0 and not _within(
+        r_blocks, s_blocks, THRESHOLDS["blocks_ratio"], THRESHOLDS["blocks_floor"]
+    ):
+        why.append(f"{r_blocks:.3g} blocks a call against the source's {s_blocks:.3g}")
     return StatementFidelity(
         source.name, source.query, source.share, source.calls, s_rows, s_ms, s_blocks,
         replay.calls, r_rows, r_ms, r_blocks, judged, not why, "; ".join(why),

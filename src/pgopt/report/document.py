@@ -12,6 +12,7 @@ from __future__ import annotations
 from ..model.result import LabResult, Ratio, StepResult
 from ..words import plural
 from . import fields, plan_blocks, replay, statement_blocks
+from .banners import banners
 from .blocks import (
     VERDICT_STYLE,
     Block,
@@ -52,13 +53,13 @@ def build_document(result: LabResult) -> Document:
         title=f"{result.lab}: {result.title}",
         lede=result.description,
         facts=_facts(result),
-        banners=_banners(result),
+        banners=banners(result),
         summary=_summary(result),
         sections=(
             *([replay.section(result.fidelity)] if result.fidelity else []),
             Section("Plots", (Plots(),)),
             Section("Steps", ()),
-            *(_step(i, step) for i, step in enumerate(result.steps)),
+            *(_step(i, step, result.machine.get("cpus")) for i, step in enumerate(result.steps)),
             *statement_blocks.sections(result),
             *plan_blocks.sections(result),
             *_article(result),
@@ -77,37 +78,6 @@ def _facts(result: LabResult) -> Inline:
     if result.seed:
         spans += [Span(" · article "), Span(result.seed, Style.CODE)]
     return tuple(spans)
-
-
-def _banners(result: LabResult) -> tuple[tuple[Style, Inline], ...]:
-    out: list[tuple[Style, Inline]] = []
-    if result.fidelity is not None:
-        out.append(replay.banner(result.fidelity))
-        application = replay.application(result.fidelity, result)
-        if application is not None:
-            out.append(application)
-    if not result.complete:
-        error = result.error or "stopped early"
-        out.append(
-            (
-                Style.WARN,
-                (
-                    Span("Incomplete run", Style.STRONG),
-                    Span(f" ({error}): only the runs that finished are shown."),
-                ),
-            )
-        )
-    if not result.passed:
-        out.append(
-            (
-                Style.BAD,
-                (
-                    Span("A check failed", Style.STRONG),
-                    Span(": see the checks column and the steps below."),
-                ),
-            )
-        )
-    return tuple(out)
 
 
 def verdict_spans(verdict: str, ratio: Ratio | None, *, detectable: bool = True) -> Inline:
@@ -206,7 +176,7 @@ def _comparison(ratio: Ratio | None, verdict: str) -> Inline:
     return tuple(spans)
 
 
-def _step(index: int, step: StepResult) -> Section:
+def _step(index: int, step: StepResult, cpus: int | None = None) -> Section:
     metric = step.metric
     samples = ", ".join(format_rate(v) for v in metric.samples)
     low, high = metric.ci95
@@ -247,6 +217,9 @@ def _step(index: int, step: StepResult) -> Section:
             ("Latency (ms)", plain(" · ".join(f"{k} {format_ms(v)}" for k, v in lat.items())))
         )
     items += [("Bottleneck", (Span(why, Style.STRONG),)) for why in fields.why_lines(step)]
+    cpu = fields.cpu_line(step, cpus)
+    if cpu:
+        items.append(("CPU", plain(cpu)))
     waits = fields.wait_shares(step)
     if waits:
         items.append(("Waits", plain(" · ".join(f"{ev} {share:.0%}" for ev, share in waits))))

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..analysis.guards import CLIENT_CPU_SATURATED
 from ..model.result import LabResult, Ratio, StepResult
 from ..model.result import Phase as PhaseResult
 from ..words import plural
@@ -136,6 +137,30 @@ class ArticleRow:
     note: str
     article_ratio: float | None
     our_ratio: Ratio | None
+
+
+def cpu_line(step: StepResult, cpus: int | None) -> str | None:
+    """Where the CPU went while pgbench ran: 'pgbench 0.62 cores of its 2 threads
+    (31%) · server 1.21 cores · together 92% of the 2 CPUs'."""
+    cpu = step.cpu
+    if cpu is None:
+        return None
+    parts = [
+        f"pgbench {cpu.client_cores:.2f} cores of its {plural(cpu.client_threads, 'thread')} "
+        f"({cpu.client_busy:.0%})"
+    ]
+    if cpu.server_cores is not None:
+        parts.append(f"server {cpu.server_cores:.2f} cores")
+        if cpus:
+            busy = (cpu.client_cores + cpu.server_cores) / cpus
+            parts.append(f"together {busy:.0%} of the {plural(cpus, 'CPU')}")
+    return " · ".join(parts)
+
+
+def client_limited(steps: tuple[StepResult, ...]) -> list[StepResult]:
+    """The steps whose pgbench kept its threads busy (90% or more): their rate is the
+    client's ceiling as much as the server's."""
+    return [s for s in steps if s.cpu is not None and s.cpu.client_busy >= CLIENT_CPU_SATURATED]
 
 
 def why_lines(step: StepResult) -> list[str]:

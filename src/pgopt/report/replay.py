@@ -94,6 +94,11 @@ def table(fidelity: Fidelity, *, judged_only: bool) -> Table:
             f"{fidelity.thresholds['rows_ratio']:g}x of the rows and "
             f"{fidelity.thresholds['time_ratio']:g}x of the server time a call"
             + (
+                f", {fidelity.thresholds['blocks_ratio']:g}x of the blocks"
+                if "blocks_ratio" in fidelity.thresholds
+                else ""
+            )
+            + (
                 f"; statements under {fidelity.thresholds['judged_share']:.0%} of the source's "
                 "time left out here"
                 if judged_only

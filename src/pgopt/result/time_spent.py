@@ -26,6 +26,7 @@ def time_breakdown(outcome: ExperimentOutcome) -> TimeBreakdown:
         copy_s=round(copy.seconds, 1) if copy is not None else None,
         copy_bytes=copy.bytes if copy is not None else None,
         copy_how=copy.how if copy is not None else "",
+        copy_kind=copy.kind if copy is not None else None,
         runs_from=spent.runs_from or None,
         how=spent.how,
         templates=spent.templates,

@@ -59,10 +59,12 @@ def run_lab(
     run_dir: Path | None = None,
     *,
     data_bytes: int | None = None,
+    target: Target | None = None,
 ) -> LabResult | None:
     """Run `item` as the options say and print its summary; None for --dry-run. The
     run's folder is `run_dir` when the caller made it already (to put files in it);
-    `data_bytes`: the size of the user's data it copies (pgopt ab), for --dry-run."""
+    `data_bytes`: the size of the user's data it copies (pgopt ab), for --dry-run;
+    `target`: the server to run on, when the caller made it (a physical copy)."""
     options = options.with_sides()
     names = [s.strip() for s in options.steps.split(",")] if options.steps else None
     pair = options.sides
@@ -96,7 +98,8 @@ def run_lab(
             )
         return None
     servers = servers_of(pair, options.workdir, options.keep, display.message) if pair else None
-    target = servers["a"] if servers else make_target(options, display.message)
+    if target is None:
+        target = servers["a"] if servers else make_target(options, display.message)
     run_dir = run_dir or new_run_dir(item.name, options.out_dir)
     session = run_session(
         item, params, target, run_dir, display, command=command_line(), servers=servers

@@ -75,6 +75,7 @@ class EmbeddedTarget(Target):
         self.keep = keep
         self.say = say
         self.base_settings = base_settings or {}
+        self.superuser = SUPERUSER
         self.user: ServerUser | None = None
         self.root: Path | None = None
         self.port = 0
@@ -101,7 +102,7 @@ class EmbeddedTarget(Target):
         return {
             "host": str(self.socket_dir),
             "port": self.port,
-            "user": SUPERUSER,
+            "user": self.superuser,
             "dbname": dbname or LAB_DATABASE,
         }
 
@@ -138,7 +139,7 @@ class EmbeddedTarget(Target):
             self._make_data_dir()
             self._write_base_config()
             self._start_on_a_free_port()
-            with self.connect("postgres") as conn:
+            with self.connect(self.admin_database) as conn:
                 self._read_version(conn)
                 self._after_start(conn)
         except psycopg.Error as e:
@@ -169,7 +170,7 @@ class EmbeddedTarget(Target):
             ctl = f"runuser -u {self.user.name} -- {ctl}"
         self.say(
             f'server kept running: psql "host={self.socket_dir} port={self.port} '
-            f'user={SUPERUSER} dbname={LAB_DATABASE}"\n'
+            f'user={self.superuser} dbname={LAB_DATABASE}"\n'
             f"stop it with: {ctl} && rm -rf {self.root}"
         )
 
@@ -282,7 +283,7 @@ class EmbeddedTarget(Target):
                     raise PortTaken(f"port {self.port} was taken:\n{tail}")
                 raise TargetError("PostgreSQL did not start:\n" + tail)
             try:
-                with psycopg.connect(**self.conninfo("postgres"), connect_timeout=2):
+                with psycopg.connect(**self.conninfo(self.admin_database), connect_timeout=2):
                     return
             except psycopg.OperationalError:
                 if time.monotonic() > deadline:

@@ -1,0 +1,146 @@
+"""How the user's database reaches the throwaway server an A/B runs on, said which and
+why: a physical copy where it can be (servers/physical_copy.py: pg_basebackup, as old
+as the source: its dead rows, free space, row order, visibility map and statistics),
+else a logical one (ab/source.py: pg_dump in one snapshot, restored, then vacuumed
+and analyzed: younger than the source, its heap packed in key order, so reads may run
+faster there than on the source). `--copy physical` refuses, in one line, where a
+physical copy cannot be made; `--copy logical` never tries one.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .. import machine
+from ..binaries import PgBinaries
+from ..consoles import err
+from ..errors import UsageError
+from ..lab.spec import DataCopy
+from ..redact import redact_dsn
+from ..report.fmt import format_bytes
+from ..running.options import RunOptions
+from ..servers import physical_copy
+from ..servers.physical_copy import SOURCE_DATABASE, PhysicalCopyTarget
+from ..words import plural
+from .data_size import CopySize
+from .source import dump_source, script_of_dump
+from .spec import AbSpec
+
+PHYSICAL = (
+    "pg_basebackup of the source's cluster: a physical copy, as old as the source (its "
+    "dead rows, free space, row order, visibility map and statistics)"
+)
+LOGICAL = (
+    "restored with pg_restore: a logical copy, younger than the source (no dead rows, "
+    "rows in key order, fresh statistics), on which reads may run faster"
+)
+
+
+@dataclass(frozen=True)
+class Copied:
+    """The A/B with its data's setup files, what copying took, and for a physical copy
+    the server the lab runs on."""
+
+    ab: AbSpec
+    copy: DataCopy
+    target: PhysicalCopyTarget | None = None
+
+
+def why_not_physical(ab: AbSpec, run: RunOptions, binaries: PgBinaries) -> str | None:
+    """Why this A/B's data cannot be a physical copy of its source, or None."""
+    if ab.dump is not None or ab.source_dsn is None:
+        return "the data is a dump file"
+    if run.dsn:
+        return "the A/B runs on your server (--dsn): only a throwaway server can be one"
+    if run.sides is not None:
+        return "across versions each side restores the data with its own programs"
+    if ab.tables:
+        return "--table copies some tables, a physical copy the whole cluster"
+    if ab.sample is not None:
+        return "--sample copies part of the rows"
+    return physical_copy.obstacle(ab.source_dsn, binaries)
+
+
+def copy_data(
+    ab: AbSpec, run: RunOptions, binaries: PgBinaries, folder: Path, size: CopySize | None
+) -> Copied:
+    """The user's data copied as `ab.copy` asks: physically where it can be (`auto`),
+    else logically, the reason said; `--copy physical` that cannot be is an error."""
+    why = None if ab.copy == "logical" else why_not_physical(ab, run, binaries)
+    if ab.copy == "physical" and why is not None:
+        raise UsageError(f"--copy physical: {why}")
+    if ab.copy == "auto" and why is not None and ab.source_dsn is not None:
+        err.print(f"pgopt: a logical copy: {why}", highlight=False)
+    if ab.copy != "logical" and why is None:
+        return _physical(ab, run, binaries, folder)
+    ab, copy = _logical(ab, binaries, folder, size)
+    return Copied(ab, copy)
+
+
+def _physical(ab: AbSpec, run: RunOptions, binaries: PgBinaries, folder: Path) -> Copied:
+    assert ab.source_dsn is not None
+    database, superuser, cluster_bytes = physical_copy.source_facts(ab.source_dsn)
+    free = shutil.disk_usage(folder).free
+    if cluster_bytes > free:
+        raise UsageError(
+            f"a physical copy needs about {format_bytes(cluster_bytes)} in {folder} (the "
+            f"source's whole cluster) and {format_bytes(free)} are free: --copy logical "
+            "copies its database alone"
+        )
+    err.print(
+        f"pgopt: copying {redact_dsn(ab.source_dsn)} physically (pg_basebackup of its "
+        f"cluster, about {format_bytes(cluster_bytes)})",
+        highlight=False,
+    )
+    started = time.monotonic()
+    backup = folder / "basebackup"
+    physical_copy.basebackup(binaries, ab.source_dsn, backup)
+    seconds = time.monotonic() - started
+    err.print(f"pgopt: copied in {seconds:.1f}s", highlight=False)
+    target = PhysicalCopyTarget(
+        binaries, backup, database=database, superuser=superuser, workdir=run.workdir,
+        keep=run.keep, say=lambda m: err.print(f"[ab] {m}", highlight=False),
+    )  # fmt: skip
+    copy = DataCopy(seconds, cluster_bytes, PHYSICAL, "physical", SOURCE_DATABASE)
+    return Copied(ab, copy, target)
+
+
+def _logical(
+    ab: AbSpec, binaries: PgBinaries, folder: Path, size: CopySize | None
+) -> tuple[AbSpec, DataCopy]:
+    """The A/B with the copy of the user's database (a source or a dump file) as its
+    first setup files, and what copying it took (with `binaries`' pg_dump)."""
+    started = time.monotonic()
+    if ab.source_dsn:
+        assert size is not None
+        err.print(
+            f"pgopt: copying {redact_dsn(ab.source_dsn)} "
+            f"(about {format_bytes(size.database_bytes)} once restored)",
+            highlight=False,
+        )
+        copied = dump_source(binaries, ab.source_dsn, ab.tables, folder, ab.sample)
+        how = (
+            f"pg_dump of {ab.sample:g}% of the big tables' rows"
+            if ab.sample is not None
+            else f"pg_dump --jobs {machine.cpu_count()}, one snapshot, {LOGICAL}"
+        )
+    else:
+        assert ab.dump is not None
+        copied = script_of_dump(binaries, ab.dump, folder)
+        how = f"the dump file {ab.dump.name}"
+    seconds = time.monotonic() - started
+    for option, columns in copied.left_out.items():
+        err.print(
+            f"pgopt: note: column option {option} left out of the copy "
+            f"({columns} columns): PostgreSQL does not define it",
+            highlight=False,
+        )
+    for table, (rows, sampled) in copied.sampled.items():
+        if sampled:
+            err.print(f"pgopt: sampled {table}: {plural(rows, 'row')} copied", highlight=False)
+    err.print(f"pgopt: copied in {seconds:.1f}s", highlight=False)
+    copy = DataCopy(seconds, size.database_bytes if size else 0, how)
+    return replace(ab, setup=(*copied.setup, *ab.setup)), copy

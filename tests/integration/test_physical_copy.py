@@ -1,0 +1,137 @@
+"""`pgopt ab` on a physical copy of the source (pg_basebackup): the copy is as old as
+the source, so a statement reads as many blocks a call on it as on the source, where
+a logical copy (pg_dump, restored) is younger and reads fewer; a physical copy that
+cannot be made is one line with `--copy physical`, or a logical copy with the reason.
+The source is left as found (no replication slot, its rows and pages as they were)."""
+
+from __future__ import annotations
+
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from pgopt.binaries import PgBinaries
+from pgopt.cli import main
+from pgopt.servers.embedded import EmbeddedTarget
+from pgopt.store import load_document
+
+from .conftest import LOCAL_DSN, PG15_BIN, local_server_answers
+
+ROWS = 60_000
+SCHEMA = f"""\
+create table t (id int primary key, v int not null, pad text not null)
+  with (autovacuum_enabled = false);
+insert into t select i, i, repeat('x', 60) from generate_series(1, {ROWS}) i;
+"""
+# a third of the rows updated in random order: their new versions land on the heap's
+# last pages, scattered, and the old ones stay (no vacuum): an aged table
+AGE = f"\\set i random(1, {ROWS})\nupdate t set v = v + 1 where id = :i;\n"
+RANGE = (
+    f"\\set a random(1, {ROWS - 1000})\n\\set b :a + 999\n"
+    "select v from t where id between :a and :b;\n"
+)
+
+
+@pytest.fixture(scope="module")
+def aged(binaries: PgBinaries, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A source database whose table was aged by random updates, and whose statistics
+    were then reset together before its clients read ranges of it for 3 s."""
+    folder = tmp_path_factory.mktemp("aged")
+    with EmbeddedTarget(binaries) as source:
+        admin = f"postgresql://postgres@127.0.0.1:{source.port}/postgres"
+        name = f"aged_{uuid.uuid4().hex[:8]}"
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"create database {name}")
+        dsn = admin.rsplit("/", 1)[0] + f"/{name}"
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("create extension pg_stat_statements")
+            conn.execute(SCHEMA)
+            conn.execute("vacuum analyze t")
+        pgbench = str(binaries.path("pgbench"))
+        for script, seconds in ((AGE, "4"), (RANGE, "3")):
+            (folder / "script.sql").write_text(script)
+            if script is RANGE:
+                with psycopg.connect(dsn, autocommit=True) as conn:
+                    conn.execute("select pg_stat_statements_reset(), pg_stat_reset()")
+            run = [pgbench, "-n", "-c", "2", "-T", seconds, "-f", str(folder / "script.sql")]
+            subprocess.run([*run, dsn], check=True, capture_output=True)
+        yield dsn
+
+
+def _state(dsn: str) -> tuple[Any, ...]:
+    with psycopg.connect(dsn) as conn:
+        rows = conn.execute("select count(*), sum(v) from t").fetchone()
+        pages = conn.execute("select pg_relation_size('t')").fetchone()
+        slots = conn.execute("select count(*) from pg_replication_slots").fetchone()
+    return rows, pages, slots
+
+
+def _replay(dsn: str, workdir: Path, out: Path, *extra: str) -> dict[str, Any]:
+    command = ["ab", "--source-dsn", dsn, "--synthesize", "--source-sample", "0"]
+    command += ["--clients", "2", "--b-setting", "work_mem=8MB", "--reps", "1"]
+    command += ["--duration", "1", "--workdir", str(workdir), "--out", str(out), *extra]
+    assert main(command) == 0
+    return dict(load_document(out))
+
+
+def test_a_physical_copy_is_as_old_as_the_source(
+    aged: str, workdir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = _state(aged)
+    physical = _replay(aged, workdir, tmp_path / "physical")
+    assert physical["time"]["copy_kind"] == "physical"
+    assert "as old as the source" in physical["time"]["copy_how"]
+    assert "pg_basebackup" in capsys.readouterr().err
+    logical = _replay(aged, workdir, tmp_path / "logical", "--copy", "logical")
+    assert logical["time"]["copy_kind"] == "logical"
+
+    def ranges(result: dict[str, Any]) -> dict[str, Any]:
+        rows = [s for s in result["fidelity"]["statements"] if "between" in s["query"]]
+        assert len(rows) == 1
+        return dict(rows[0])
+
+    # the same range read, the same rows a call: on the physical copy as many blocks a
+    # call as on the source, which reads the scattered rows with a bitmap scan; on the
+    # logical one, its rows packed in key order, the planner takes an index scan that
+    # visits a page once a row (about 205 blocks a call against 54 on 2026-11-27)
+    aged_read, young_read = ranges(physical), ranges(logical)
+    assert 1 / 1.5 <= aged_read["replay_blocks"] / aged_read["source_blocks"] <= 1.5, aged_read
+    assert aged_read["within"] and physical["fidelity"]["verdict"] == "faithful", aged_read
+    assert young_read["replay_blocks"] > 2 * young_read["source_blocks"], young_read
+    assert "blocks a call against the source's" in young_read["why"]
+    assert logical["fidelity"]["verdict"] != "faithful"
+    assert _state(aged) == before  # pg_basebackup's slot was temporary, nothing written
+
+
+@pytest.mark.xdist_group("pg15")
+@pytest.mark.skipif(not local_server_answers(), reason="the machine's PostgreSQL 15 is not up")
+def test_a_physical_copy_that_cannot_be_made_is_one_line_or_a_logical_copy(
+    tmp_path: Path, workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Debian's PostgreSQL 15: another major version than the embedded 18, and no
+    pg_hba.conf line for replication connections."""
+    (tmp_path / "read.sql").write_text("select count(*) from pg_class;\n")
+    base = ["ab", "--source-dsn", LOCAL_DSN, "--script", str(tmp_path / "read.sql")]
+    base += ["--reps", "1", "--duration", "1", "--workdir", str(workdir)]
+    cases = {
+        "version": (["--copy", "physical"], "the source is PostgreSQL 15 and the copy would"),
+        "tables": (["--copy", "physical", "--table", "pg_class"], "--table copies some tables"),
+    }
+    if (PG15_BIN / "pg_basebackup").exists():
+        cases["hba"] = (
+            ["--copy", "physical", "--pg-bin", str(PG15_BIN)],
+            "pg_basebackup of postgresql://postgres@127.0.0.1:5432/postgres failed",
+        )
+    for name, (extra, said) in cases.items():
+        assert main([*base, *extra, "--out", str(tmp_path / name)]) == 2, name
+        err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+        assert err[-1].startswith("pgopt: error: ") and said in err[-1], (name, err)
+    assert main([*base, "--out", str(tmp_path / "auto")]) == 0
+    said = capsys.readouterr().err
+    assert "pgopt: a logical copy: the source is PostgreSQL 15" in said
+    assert load_document(tmp_path / "auto")["time"]["copy_kind"] == "logical"
