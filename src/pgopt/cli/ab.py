@@ -23,7 +23,9 @@ from .running import run_options
 @click.command("ab")
 @click.argument("spec", required=False, type=click.Path(path_type=Path))
 @click.option("--title", help="What this A/B asks, for the report.")
-@click.option("--source-dsn", help="Your database, copied with pg_dump (read only) as the data.")
+@click.option(
+    "--source-dsn", help="Your database, copied (read only: --copy says how) as the data."
+)
 @click.option("--table", "tables", multiple=True, help="Copy only tables matching (repeatable).")
 @click.option(
     "--sample",
