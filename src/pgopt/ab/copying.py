@@ -102,7 +102,7 @@ def _physical(ab: AbSpec, run: RunOptions, binaries: PgBinaries, folder: Path) -
     err.print(f"pgopt: copied in {seconds:.1f}s", highlight=False)
     target = PhysicalCopyTarget(
         binaries, backup, database=database, superuser=superuser, workdir=run.workdir,
-        keep=run.keep, say=lambda m: err.print(f"[ab] {m}", highlight=False),
+        keep=run.keep, say=lambda m: err.print(f"[ab] {m}", markup=False, highlight=False),
     )  # fmt: skip
     copy = DataCopy(seconds, cluster_bytes, PHYSICAL, "physical", SOURCE_DATABASE)
     return Copied(ab, copy, target)

@@ -10,7 +10,7 @@ The verdict, by the thresholds in THRESHOLDS (each in the report beside it):
 - faithful: at least 90% of the source's time replayed, no table's writes left
   out, every replayed statement with 1% or more of the source's time within 1.5x
   of its rows per call, 2x of its time per call (or less than 20 µs apart: the
-  ratio of two such short times is noise) and 1.5x of its shared blocks a call
+  ratio of two such short times is noise) and 2x of its shared blocks a call
   (hit and read: one a buffer access, so a plan that visits a page once per row
   counts it as often; or less than 2 apart), statements per commit within
   1.5x of the source's, the source's clients and protocol matched; the transaction
@@ -38,7 +38,7 @@ THRESHOLDS = {
     "rows_ratio": 1.5,  # rows per call, either way
     "time_ratio": 2.0,  # server time per call, either way
     "time_floor_ms": 0.02,  # a difference under this a call is noise, not a verdict
-    "blocks_ratio": 1.5,  # shared blocks a call (hit and read), either way
+    "blocks_ratio": 2.0,  # shared blocks a call (hit and read), either way
     "blocks_floor": 2.0,  # blocks a call apart under which the ratio is not judged
     "judged_share": 0.01,  # statements below this share of the time do not count
     "per_commit_ratio": 1.5,  # statements per commit, either way
