@@ -86,7 +86,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path("index-sysbench"))
     args = parser.parse_args()
     if shutil.which("sysbench") is None:
-        raise SystemExit("sysbench is not installed (make sysbench)")
+        raise SystemExit("sysbench is not installed (make packages)")
     stop_cleanly_on_signals()
     binaries = find_binaries(None, need=CLIENT_PROGRAMS + SERVER_PROGRAMS)
     folder = args.out.resolve()

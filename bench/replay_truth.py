@@ -270,7 +270,7 @@ def main() -> None:
     args = parser.parse_args()
     if shutil.which("sysbench") is None:
         raise SystemExit(
-            "sysbench is not installed: make sysbench (as root), or apt-get install sysbench"
+            "sysbench is not installed: make packages (as root), or apt-get install sysbench"
         )
     stop_cleanly_on_signals()
     chosen = [

@@ -79,7 +79,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, default=Path("upgrade-sysbench"))
     args = parser.parse_args()
     if shutil.which("sysbench") is None:
-        raise SystemExit("sysbench is not installed (make sysbench)")
+        raise SystemExit("sysbench is not installed (make packages)")
     if not Path(PG15_BIN, "postgres").exists():
         raise SystemExit(f"no PostgreSQL 15 in {PG15_BIN}")
     stop_cleanly_on_signals()

@@ -4,7 +4,7 @@ what pg_stat_statements saw. The replay is faithful, with every write statement
 replayed; a replay built to be wrong (its ranges a hundred times too wide) is
 called unfaithful, and --require-fidelity fails on it.
 
-Needs Debian's sysbench (`make sysbench` installs it as root); skips otherwise.
+Needs Debian's sysbench (`make packages` installs it as root); skips otherwise.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """report.html in a real browser: headless Chromium loads it, draws it, logs nothing.
 
-Needs the Debian package `chromium` (`make browser` installs it); skips otherwise.
+Needs the Debian package `chromium` (`make packages` installs it); skips otherwise.
 The page is rendered from a stored smoke result whose step title holds a
 `<script>` tag: had escaping failed, the page's Content-Security-Policy would
 refuse the script and Chromium would log that refusal as a console message.
