@@ -1,22 +1,26 @@
-"""Replay truth: does `pgopt ab --synthesize` reach the verdict the application itself
-would? sysbench (a client nobody here wrote) is the application.
+"""Replay truth: does `pgopt ab --synthesize` reach the ratio the application itself
+gets? Two applications nobody here wrote (bench/truth_clients.py): sysbench, and a
+Django web shop whose SQL the ORM writes.
 
-For each case (a sysbench workload and one change), on one throwaway PostgreSQL 18:
+For each case (an application, how the source is watched, one change), on one
+throwaway PostgreSQL 18:
 
-1. **truth**: sysbench itself measures A and B on the source, in `--rounds` rounds of
-   a random order each (the change applied before B's run and undone after), and
-   pgopt's own paired rule (analysis/verdicts.py) judges the ratio;
-2. **pg_stat_statements**: while sysbench runs, `pgopt ab --source-dsn ... --synthesize`
-   samples the source and replays what pg_stat_statements saw, A against B;
-3. **log capture**: sysbench runs with `log_min_duration_statement = 0`; that stretch
-   of the server's log goes to `pgopt ab ... --source-log`; the capture's cost to the
-   source (sysbench's tps with the log against without, in the same rounds) is printed.
+1. **the application's own A/B**: it measures A and B on the source, in `--rounds`
+   rounds of a random order each (the change applied before B's run and undone after),
+   and pgopt's own paired rule (analysis/verdicts.py) judges the ratio;
+2. **pgopt**, for each way the case reads the source: `watch` (`pgopt ab --source-dsn
+   ... --synthesize` samples the source while the application runs), `idle` (the
+   application ran and stopped; its statistics were reset together before, so pgopt
+   reads its transactions from what the source keeps), `log` (a log capture,
+   `--source-log`); on an aged source, both copies (physical and `--copy logical`).
 
-Prints, per case and source, both ratios with their 95% intervals, both verdicts, the
-replay's fidelity and whether the directions agree (the A/A must never be called
-faster or slower); `--json FILE` keeps them. Run from the repository root:
+Prints, per case and way, both ratios with their 95% intervals and verdicts, the
+distance |ln(pgopt / application)|, whether the intervals overlap, the replay's
+fidelity and copy, and the database's share of the source's busy session time with
+Amdahl's bound on what pgopt's ratio is worth to the application. `--json FILE`
+keeps them. Run from the repository root (the shop needs `pip install -e '.[bench]'`):
 
-    .venv/bin/python bench/replay_truth.py [--cases aa,sync_rw,...] [--json out.json]
+    .venv/bin/python bench/replay_truth.py [--cases sync_rw,shop_index,...] [--json out.json]
 """
 
 from __future__ import annotations
@@ -24,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import re
 import shutil
 import subprocess
 import sys
@@ -36,7 +39,9 @@ from typing import Any
 
 import psycopg
 from common import stop_cleanly_on_signals
+from truth_clients import Client, Shop, Sysbench, agreement
 
+from pgopt.analysis.amdahl import application_bound
 from pgopt.analysis.verdicts import Rule, paired, verdict
 from pgopt.binaries import find_binaries
 from pgopt.servers.embedded import EmbeddedTarget
@@ -45,25 +50,52 @@ from pgopt.servers.embedded import EmbeddedTarget
 @dataclass(frozen=True)
 class Case:
     name: str
-    workload: str
+    client: str  # "sysbench" or "shop"
+    workload: str  # sysbench's, or "shop"
     change: str  # what B is, in words
     settings: tuple[str, ...] = ()  # B's NAME=VALUE
     b_sql: tuple[str, ...] = ()  # B's SQL, on the source (truth) and on B's copy (pgopt)
     undo_sql: tuple[str, ...] = ()  # back to A on the source
     secondary: bool = True  # sysbench's index on k, made at prepare
+    ways: tuple[str, ...] = ("watch", "log")
+    options: tuple[str, ...] = ()  # sysbench's, e.g. --range_size=1000
+    aged_s: float = 0.0  # sysbench's writes on the source before anything is measured
+    copies: tuple[str, ...] = ("auto",)
 
 
 def _each(template: str, tables: int) -> tuple[str, ...]:
     return tuple(template.format(n=n) for n in range(1, tables + 1))
 
 
+SHOP_INDEXES = (
+    "create index shop_order_status on shopapp_order (status, created_at)",
+    "create index shop_customer_email on shopapp_customer (upper(email::text))",
+)
+
+
 def cases(tables: int) -> list[Case]:
+    sync = ("synchronous_commit=off",)
     return [
-        Case("aa", "oltp_read_only", "A/A (work_mem = 4MB, its default)", ("work_mem=4MB",)),
-        Case("sync_rw", "oltp_read_write", "synchronous_commit = off", ("synchronous_commit=off",)),
-        Case("sync_wo", "oltp_write_only", "synchronous_commit = off", ("synchronous_commit=off",)),
+        Case(
+            "aa",
+            "sysbench",
+            "oltp_read_only",
+            "A/A (work_mem = 4MB, its default)",
+            ("work_mem=4MB",),
+        ),
+        Case("sync_rw", "sysbench", "oltp_read_write", "synchronous_commit = off", sync),
+        Case(
+            "sync_rw_idle",
+            "sysbench",
+            "oltp_read_write",
+            "synchronous_commit = off, the source idle during the watch",
+            sync,
+            ways=("idle",),
+        ),
+        Case("sync_wo", "sysbench", "oltp_write_only", "synchronous_commit = off", sync),
         Case(
             "drop_index",
+            "sysbench",
             "oltp_update_index",
             "drop the index on k that every UPDATE maintains",
             b_sql=_each("drop index k_{n}", tables),
@@ -71,50 +103,72 @@ def cases(tables: int) -> list[Case]:
         ),
         Case(
             "add_index",
+            "sysbench",
             "select_random_ranges",
             "add the index on k its ranges need",
             b_sql=_each("create index k_{n} on sbtest{n}(k)", tables),
             undo_sql=_each("drop index k_{n}", tables),
             secondary=False,
         ),
+        Case(
+            "aged_rw",
+            "sysbench",
+            "oltp_read_write",
+            "synchronous_commit = off on an aged source, ranges of 1,000 rows",
+            sync,
+            ways=("watch",),
+            options=("--range_size=1000",),
+            aged_s=60.0,
+            copies=("auto", "logical"),
+        ),
+        Case(
+            "shop_index",
+            "shop",
+            "shop",
+            "the two indexes the shop lacks",
+            b_sql=SHOP_INDEXES,
+            undo_sql=("drop index shop_order_status", "drop index shop_customer_email"),
+            ways=("watch",),
+        ),
+        Case("shop_sync", "shop", "shop", "synchronous_commit = off", sync, ways=("watch",)),
     ]
 
 
 class Source:
-    """The source server and sysbench's database on it."""
+    """The source server and the application's database on it."""
 
     def __init__(self, server: EmbeddedTarget, args: argparse.Namespace) -> None:
         self.server, self.args = server, args
         self.admin = f"postgresql://postgres@127.0.0.1:{server.port}/postgres"
-        self.dsn = f"postgresql://postgres@127.0.0.1:{server.port}/sb"
+        self.dsn = f"postgresql://postgres@127.0.0.1:{server.port}/app"
 
-    def sysbench(self, workload: str, command: str, *options: str) -> list[str]:
+    def client(self, case: Case) -> Client:
         a = self.args
-        return [
-            "sysbench",
-            "--db-driver=pgsql",
-            "--pgsql-host=127.0.0.1",
-            f"--pgsql-port={self.server.port}",
-            "--pgsql-user=postgres",
-            "--pgsql-db=sb",
-            f"--tables={a.tables}",
-            f"--table-size={a.table_size}",
-            *options,
-            workload,
-            command,
-        ]
+        if case.client == "shop":
+            return Shop(self.dsn, workers=a.threads)
+        return Sysbench(
+            self.server.port,
+            "app",
+            case.workload,
+            a.tables,
+            a.table_size,
+            a.threads,
+            case.options,
+            case.secondary,
+        )
 
-    def prepare(self, case: Case) -> None:
+    def prepare(self, case: Case) -> Client:
         with psycopg.connect(self.admin, autocommit=True) as conn:
-            conn.execute("drop database if exists sb")
-            conn.execute("create database sb")
+            conn.execute("drop database if exists app with (force)")
+            conn.execute("create database app")
         with psycopg.connect(self.dsn, autocommit=True) as conn:
             conn.execute("create extension pg_stat_statements")
-        secondary = f"--create_secondary={'on' if case.secondary else 'off'}"
-        # select_random_ranges has no prepare of its own: oltp_common's tables serve it
-        args = self.sysbench("oltp_read_write", "prepare", secondary)
-        subprocess.run(args, check=True, capture_output=True)
-        self.sql("vacuum analyze")
+        client = self.client(case)
+        client.prepare()
+        if case.aged_s and isinstance(client, Sysbench):
+            client.age(case.aged_s)
+        self.sql("vacuum analyze" if not case.aged_s else "analyze")
+        return client
 
     def sql(self, *statements: str) -> None:
         with psycopg.connect(self.dsn, autocommit=True) as conn:
@@ -131,24 +185,13 @@ class Source:
                     conn.execute(f"alter system set {name} = '{value}'")  # type: ignore[arg-type]
             conn.execute("select pg_reload_conf()")
 
-    def run(self, workload: str, seconds: float) -> float:
-        """sysbench's transactions per second over `seconds`."""
-        extra = (f"--threads={self.args.threads}", f"--time={int(seconds)}")
-        out = subprocess.run(
-            self.sysbench(workload, "run", *extra), check=True, capture_output=True, text=True
-        ).stdout
-        match = re.search(r"transactions:\s+\d+\s+\(([\d.]+) per sec", out)
-        if match is None:
-            raise SystemExit(f"sysbench printed no transactions:\n{out}")
-        return float(match.group(1))
-
-    def measured(self, case: Case, variant: str) -> float:
+    def measured(self, client: Client, case: Case, variant: str, seconds: float) -> float:
         self.sql("checkpoint")
         if variant == "b":
             self.settings(case.settings)
             self.sql(*case.b_sql)
         try:
-            return self.run(case.workload, self.args.seconds)
+            return client.rate(seconds)
         finally:
             if variant == "b":
                 self.settings(case.settings, reset=True)
@@ -165,59 +208,65 @@ def _judged(a: list[float], b: list[float]) -> dict[str, Any]:
     }
 
 
-def truth(source: Source, case: Case, rng: random.Random) -> dict[str, Any]:
-    """sysbench's own A/B, and what the log capture costs it (A with the log on)."""
-    runs: dict[str, list[float]] = {"a": [], "b": [], "logged": []}
+def truth(source: Source, client: Client, case: Case, rng: random.Random) -> dict[str, Any]:
+    """The application's own A/B; with a log capture among the ways, what the log costs
+    it too (A with the log on)."""
+    arms = ["a", "b", *(["logged"] if "log" in case.ways else [])]
+    runs: dict[str, list[float]] = {arm: [] for arm in arms}
     for _ in range(source.args.rounds):
-        for variant in rng.sample(list(runs), len(runs)):
-            if variant == "logged":
+        for arm in rng.sample(arms, len(arms)):
+            if arm == "logged":
                 source.settings(("log_min_duration_statement=0",))
                 try:
-                    runs[variant].append(source.measured(case, "a"))
+                    runs[arm].append(source.measured(client, case, "a", source.args.seconds))
                 finally:
                     source.settings(("log_min_duration_statement=0",), reset=True)
             else:
-                runs[variant].append(source.measured(case, variant))
-    return {
-        **_judged(runs["a"], runs["b"]),
-        "runs": runs,
-        "log_cost": _judged(runs["a"], runs["logged"]),
-    }
+                runs[arm].append(source.measured(client, case, arm, source.args.seconds))
+    told = {**_judged(runs["a"], runs["b"]), "runs": runs}
+    if "logged" in runs:
+        told["log_cost"] = _judged(runs["a"], runs["logged"])
+    return told
 
 
-def pgopt_ab(source: Source, case: Case, log: Path | None, out: Path) -> dict[str, Any]:
-    """pgopt ab on the source's workload: sampled while sysbench runs, or from `log`."""
+def pgopt_ab(
+    source: Source, client: Client, case: Case, way: str, copy: str, out: Path
+) -> dict[str, Any]:
+    """pgopt ab on the source's workload, read the `way` the case says."""
     a = source.args
-    source.sql("select pg_stat_statements_reset()")
     command = [sys.executable, "-m", "pgopt", "ab", "--source-dsn", source.dsn, "--synthesize"]
     for item in case.settings:
         command += ["--b-setting", item]
     if case.b_sql:
-        b_sql = out.with_name(f"{case.name}-b.sql")
+        b_sql = out.with_name(f"{out.name}-b.sql")
         b_sql.write_text("".join(f"{statement};\n" for statement in case.b_sql))
         command += ["--b-sql", str(b_sql)]
     command += ["--reps", str(a.rounds), "--duration", str(a.seconds), "--out", str(out)]
-    if log is not None:
-        _capture(source, case, log)
+    command += ["--copy", copy]
+    if way == "log":
+        log = out.with_name(f"{out.name}.log")
+        _capture(source, client, log)
         command += ["--source-log", str(log), "--source-sample", "0"]
-        proc = subprocess.run(command, capture_output=True, text=True)
+        proc = subprocess_run(command)
+    elif way == "idle":  # the application ran and stopped, its statistics reset before
+        source.sql("select pg_stat_statements_reset(), pg_stat_reset()")
+        client.rate(a.sample)
+        command += ["--source-sample", "2"]
+        proc = subprocess_run(command)
     else:
-        client = subprocess.Popen(
-            source.sysbench(
-                case.workload, "run", f"--threads={a.threads}", f"--time={a.sample + 3}"
-            ),
-            stdout=subprocess.DEVNULL,
-        )
+        source.sql("select pg_stat_statements_reset()")
+        running = client.start(a.sample + 3)
         command += ["--source-sample", str(a.sample)]
         try:
-            proc = subprocess.run(command, capture_output=True, text=True)
+            proc = subprocess_run(command)
         finally:
-            client.wait()
+            running.wait()
     if proc.returncode != 0:
         return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"}
     document = json.loads((out / "result.json").read_text())
     b = next(s for s in document["steps"] if s["name"] == "b")["ratio_vs_baseline"]
     fidelity = document.get("fidelity") or {}
+    share = fidelity.get("database_share")
     return {
         "ratio": b["median"],
         "ci95": b["ci95"],
@@ -226,28 +275,27 @@ def pgopt_ab(source: Source, case: Case, log: Path | None, out: Path) -> dict[st
         "fidelity": fidelity.get("verdict"),
         "replayed_share": fidelity.get("replayed_share"),
         "reasons": fidelity.get("reasons", []),
+        "copy": document.get("time", {}).get("copy_kind"),
+        "database_share": share,
+        "application_bound": application_bound(b["median"], share) if share else None,
     }
 
 
-def _capture(source: Source, case: Case, into: Path) -> None:
+def subprocess_run(command: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, capture_output=True, text=True)
+
+
+def _capture(source: Source, client: Client, into: Path) -> None:
+    source.sql("select pg_stat_statements_reset()")
     source.settings(("log_min_duration_statement=0",))
     start = source.server.log_file.stat().st_size
     try:
-        source.run(case.workload, source.args.sample)
+        client.rate(source.args.sample)
     finally:
         source.settings(("log_min_duration_statement=0",), reset=True)
     with source.server.log_file.open("rb") as log:
         log.seek(start)
         into.write_bytes(log.read())
-
-
-def agrees(truth_verdict: str, pgopt_verdict: str, aa: bool) -> str:
-    directional = ("faster", "slower")
-    if aa:
-        return "yes" if pgopt_verdict not in directional else "NO"
-    if truth_verdict not in directional:
-        return "n/a (sysbench undecided)"
-    return "yes" if pgopt_verdict == truth_verdict else "NO"
 
 
 def _ratio(r: dict[str, Any]) -> str:
@@ -261,21 +309,25 @@ def main() -> None:
     parser.add_argument("--cases", default="all", help="comma-separated names, or all")
     parser.add_argument("--tables", type=int, default=4)
     parser.add_argument("--table-size", type=int, default=100_000)
-    parser.add_argument("--threads", type=int, default=4)
-    parser.add_argument("--rounds", type=int, default=4, help="truth rounds, and pgopt's --reps")
-    parser.add_argument("--seconds", type=int, default=8, help="each run, sysbench's and pgopt's")
-    parser.add_argument("--sample", type=int, default=8, help="seconds of sample or capture")
+    parser.add_argument("--threads", type=int, default=4, help="sysbench's, the shop's workers")
+    parser.add_argument(
+        "--rounds", type=int, default=4, help="the application's rounds, pgopt's --reps"
+    )
+    parser.add_argument(
+        "--seconds", type=int, default=8, help="each run, the application's and pgopt's"
+    )
+    parser.add_argument("--sample", type=int, default=8, help="seconds of watch or capture")
     parser.add_argument("--seed", type=int, default=44)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    if shutil.which("sysbench") is None:
+    chosen = [
+        c for c in cases(args.tables) if args.cases == "all" or c.name in args.cases.split(",")
+    ]
+    if any(c.client == "sysbench" for c in chosen) and shutil.which("sysbench") is None:
         raise SystemExit(
             "sysbench is not installed: make packages (as root), or apt-get install sysbench"
         )
     stop_cleanly_on_signals()
-    chosen = [
-        c for c in cases(args.tables) if args.cases == "all" or c.name in args.cases.split(",")
-    ]
     rng = random.Random(args.seed)
     print("command:", " ".join(["bench/replay_truth.py", *sys.argv[1:]]), flush=True)
     rows = []
@@ -285,32 +337,43 @@ def main() -> None:
             source = Source(server, args)
             for case in chosen:
                 started = time.monotonic()
-                source.prepare(case)
-                told = truth(source, case, rng)
-                row: dict[str, Any] = {"case": case.name, "workload": case.workload}
-                row |= {"change": case.change, "truth": told}
-                for via, log in (
-                    ("pg_stat_statements", None),
-                    ("log capture", work / f"{case.name}.log"),
-                ):
-                    result = pgopt_ab(source, case, log, work / f"{case.name}-{via[:3]}")
-                    result["agrees"] = agrees(
-                        told["verdict"], result.get("verdict", ""), case.name == "aa"
-                    )
-                    row[via] = result
+                client = source.prepare(case)
+                told = truth(source, client, case, rng)
+                row: dict[str, Any] = {"case": case.name, "client": case.client}
+                row |= {"workload": case.workload, "change": case.change, "truth": told}
+                for way in case.ways:
+                    for copy in case.copies:
+                        key = f"{way} ({copy} copy)" if len(case.copies) > 1 else way
+                        out = work / f"{case.name}-{way}-{copy}"
+                        result = pgopt_ab(source, client, case, way, copy, out)
+                        if "error" not in result:
+                            result |= agreement(told, result)
+                        row[key] = result
                 rows.append(row)
-                cost = told["log_cost"]
                 took = time.monotonic() - started
-                print(f"\n{case.name}: {case.workload}, {case.change} ({took:.0f} s)")
-                print(f"  sysbench itself:    {_ratio(told)}")
-                for via in ("pg_stat_statements", "log capture"):
-                    r = row[via]
-                    fidelity = f"{r.get('fidelity')}, {r.get('replayed_share') or 0:.0%} replayed"
-                    print(f"  pgopt ({via}): {_ratio(r)}; {fidelity}; agrees: {r['agrees']}")
-                print(
-                    f"  the log capture's cost to sysbench: {_ratio(cost)} (tps with it / without)",
-                    flush=True,
-                )
+                print(f"\n{case.name}: {case.client} {case.workload}, {case.change} ({took:.0f} s)")
+                print(f"  the application itself: {_ratio(told)}")
+                for key, r in row.items():
+                    if not isinstance(r, dict) or key == "truth":
+                        continue
+                    far = (
+                        f"distance {r['distance']:.2f}, within 15%: {r['within']}, "
+                        f"intervals overlap: {r['overlap']}"
+                        if "distance" in r
+                        else ""
+                    )
+                    share = (
+                        f"; the database {r['database_share']:.0%} of the busy time, the "
+                        f"application at most ×{r['application_bound']:.2f}"
+                        if r.get("database_share")
+                        else ""
+                    )
+                    print(f"  pgopt ({key}): {_ratio(r)}; {far}")
+                    print(f"    {r.get('fidelity')}, {r.get('copy')} copy{share}")
+                if "log_cost" in told:
+                    print(
+                        f"  the log capture's cost to the application: {_ratio(told['log_cost'])}"
+                    )
     finally:
         shutil.rmtree(work, ignore_errors=True)
     if args.json:
