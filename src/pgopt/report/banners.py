@@ -14,9 +14,12 @@ def banners(result: LabResult) -> tuple[tuple[Style, Inline], ...]:
     out: list[tuple[Style, Inline]] = []
     if result.fidelity is not None:
         out.append(replay.banner(result.fidelity))
-        application = replay.application(result.fidelity, result)
-        if application is not None:
-            out.append(application)
+        for line in (
+            replay.commits_unknown(result.fidelity, result),
+            replay.application(result.fidelity, result),
+        ):
+            if line is not None:
+                out.append(line)
     limited = fields.client_limited(result.steps)
     if limited:
         names = ", ".join(

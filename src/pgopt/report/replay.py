@@ -31,6 +31,31 @@ def banner(fidelity: Fidelity) -> tuple[Style, Inline]:
     return style, (head, Span(text))
 
 
+# settings that act on how commits are made: their effect grows with commits a statement
+COMMIT_SETTINGS = frozenset(
+    {"synchronous_commit", "commit_delay", "commit_siblings", "fsync", "wal_sync_method",
+     "wal_writer_delay", "wal_writer_flush_after", "full_page_writes"}
+)  # fmt: skip
+
+
+def commits_unknown(fidelity: Fidelity, result: LabResult) -> tuple[Style, Inline] | None:
+    """A change that acts on commits, measured on a replay whose transaction shape is
+    unknown: its ratio depends on what the replay had to assume."""
+    if fidelity.source_statements_per_commit is not None:
+        return None
+    changed = sorted(
+        {name for step in result.steps for name in step.settings if name in COMMIT_SETTINGS}
+    )
+    if not changed:
+        return None
+    text = (
+        f": {', '.join(changed)} acts on commits, and the source's statements a commit are "
+        "unknown: the replay ran each statement as its own transaction, the most commits a "
+        "statement can have, so this ratio is likely larger than the application's"
+    )
+    return Style.WARN, (Span("A verdict that depends on commits", Style.STRONG), Span(text))
+
+
 def application(fidelity: Fidelity, result: LabResult) -> tuple[Style, Inline] | None:
     """What the database's ratio is worth to the application: where the source's
     sessions spend part of their busy time in the application's own work, a faster

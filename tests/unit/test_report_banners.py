@@ -1,0 +1,57 @@
+"""The lines a replay's report opens with (report/banners.py, report/replay.py): what
+the database's ratio is worth to the application, a change that acts on commits
+measured on an unknown transaction shape, and a client that limited the rate. Built
+from a stored replay of sysbench's oltp_write_only (B: synchronous_commit = off)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from pgopt.analysis.amdahl import application_bound
+from pgopt.model.result import CpuShare, LabResult
+from pgopt.report.banners import banners
+from pgopt.store import load_result
+
+RESULT = Path(__file__).parent.parent / "data" / "results" / "ab-replay"
+
+
+def _texts(result: LabResult) -> dict[str, str]:
+    return {spans[0].text: "".join(s.text for s in spans[1:]) for _, spans in banners(result)}
+
+
+@pytest.fixture
+def replay() -> LabResult:
+    return load_result(RESULT)
+
+
+def test_the_application_gains_at_most_amdahls_bound(replay: LabResult) -> None:
+    assert replay.fidelity is not None
+    assert "The application" not in _texts(replay)  # no share read: nothing said
+    shared = replace(
+        replay,
+        fidelity=replace(replay.fidelity, database_share=0.4, database_share_from="the watch"),
+    )
+    text = _texts(shared)["The application"]
+    b = shared.step("b").ratio_vs_previous
+    assert b is not None
+    assert f"at most ×{application_bound(b.median, 0.4):.2f}" in text
+    assert "the database is 40% of the source's busy session time (from the watch)" in text
+
+
+def test_a_change_to_commits_on_an_unknown_shape_says_so(replay: LabResult) -> None:
+    assert replay.fidelity is not None
+    assert "A verdict that depends on commits" not in _texts(replay)  # its shape was read
+    unknown = replace(replay, fidelity=replace(replay.fidelity, source_statements_per_commit=None))
+    text = _texts(unknown)["A verdict that depends on commits"]
+    assert text.startswith(": synchronous_commit acts on commits")
+
+
+def test_a_client_that_kept_its_threads_busy_limits_the_ratio(replay: LabResult) -> None:
+    assert "Limited by the client" not in _texts(replay)
+    busy = replace(replay.step("b"), cpu=CpuShare(1.9, 2, 0.1))
+    steps = tuple(busy if s.name == "b" else s for s in replay.steps)
+    text = _texts(replace(replay, steps=steps))["Limited by the client"]
+    assert "b (95% of 2 threads)" in text
