@@ -170,3 +170,58 @@ def test_captured_values_are_drawn_at_their_frequencies() -> None:
     assert cold[0] >= 1 and cold[-1] <= 10_000
     text = pool_from_values(["a", "b", "a"], "text")
     assert text.values == (("a", 2 / 3), ("b", 1 / 3))
+
+
+ORDERS = [
+    SourceStatement("0", "select * from orders where id = $1", 100, 10.0, 100),
+    SourceStatement("1", "update orders set status = $1 where id = $2", 100, 10.0, 100),
+]
+
+
+def _timed(seconds: tuple[str, ...]) -> str:
+    """A transaction of one session, each statement taking 1 ms and its line written
+    at the second given (when it ended): BEGIN, a read, a write, COMMIT."""
+    texts = (
+        "BEGIN",
+        "select * from orders where id = 42",
+        "update orders set status = 'paid' where id = 42",
+        "COMMIT",
+    )
+    return "".join(
+        f"2026-11-26 20:00:{at} UTC [1] 1.a LOG:  duration: 1.000 ms  statement: {text}\n"
+        for at, text in zip(seconds, texts, strict=True)
+    )
+
+
+def test_the_applications_time_inside_a_transaction_is_replayed_as_sleep() -> None:
+    """A session that works 40 ms between its statements, inside BEGIN and COMMIT:
+    the capture reads it from each line's time less its duration (the line is written
+    when the statement ends), and the replay sleeps as long inside its transaction."""
+    logged = read_log(_timed(("00.000", "00.041", "00.082", "00.123")), PREFIX)
+    assert logged[1].at is not None and logged[0].at is not None
+    assert round(logged[1].at - logged[0].at, 3) == 0.041
+    capture = capture_of(logged, ORDERS)
+    (think,) = capture.think.values()
+    assert think == [pytest.approx(120.0, abs=0.01)]  # three gaps of 41 ms, less 1 ms each
+    synthesis = synthesize(select(ORDERS, CATALOG, 1.0), CATALOG, POOLS, capture=capture)
+    (script,) = [s.text for s in synthesis.scripts]
+    # spread over its three gaps: after BEGIN, between the two statements, before COMMIT
+    assert script.count("\\sleep 40000 us") == 3
+    assert script.index("\nBEGIN;") < script.index("\\sleep") < script.index("\nCOMMIT;")
+    assert "120 ms a transaction, as \\sleep" in synthesis.shape
+
+
+def test_round_trips_between_statements_are_not_replayed_as_sleep() -> None:
+    """Half a millisecond a gap is the client's round trip, which pgbench makes too;
+    the real sysbench capture's are such."""
+    capture = capture_of(
+        read_log(_timed(("00.000", "00.0015", "00.003", "00.0045")), PREFIX), ORDERS
+    )
+    (think,) = capture.think.values()
+    assert think == [pytest.approx(1.5, abs=0.01)]
+    synthesis = synthesize(select(ORDERS, CATALOG, 1.0), CATALOG, POOLS, capture=capture)
+    assert synthesis.scripts and "\\sleep" not in "".join(s.text for s in synthesis.scripts)
+    real = read_log((LOGS / "sysbench-oltp_read_write.stderr").read_text(), PREFIX)
+    statements = [SourceStatement(str(i), s.query, 1, 1.0) for i, s in enumerate(real)]
+    (samples,) = capture_of(real, statements).think.values()
+    assert 0 < samples[0] / 19 < 1  # its 18 statements' 19 gaps

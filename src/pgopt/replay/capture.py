@@ -8,7 +8,11 @@ transactions: BEGIN to COMMIT or ROLLBACK, or one statement alone (autocommit).
 Transactions are kept as their statements' sequence of queryids; the replay
 runs them as the capture shows them (synthesize.py). Also read: how many
 sessions ran at once (by where each session's first and last lines fall in the
-log), their protocol, and the statements no pg_stat_statements row matched.
+log), their protocol, the statements no pg_stat_statements row matched, and the
+time each transaction between BEGIN and COMMIT spent idle between its statements:
+the application's own work while it holds the transaction's locks and session
+(from each line's time and duration: a log with `%m` or `%n` in its prefix, or
+csvlog, jsonlog).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ OPEN = re.compile(r"\s*(begin|start\s+transaction)\b", re.I)
 CLOSE = re.compile(r"\s*(commit|end|rollback|abort)\b(?!\s+prepared)", re.I)
 CONSTANTS = frozenset({"ICONST", "FCONST", "SCONST", "BCONST", "XCONST", "USCONST"})
 PARAM = re.compile(r"\$(\d+)")
+THINK_SAMPLES = 1000
 
 Values = dict[int, "str | None"]
 
@@ -47,6 +52,9 @@ class Capture:
     sessions: int = 0  # the most sessions at once
     prepared: int = 0  # runs with the extended protocol
     rolled_back: int = 0
+    # the application's time inside each kind of transaction between BEGIN and COMMIT,
+    # idle in transaction between its statements (ms, up to THINK_SAMPLES of each)
+    think: dict[Transaction, list[float]] = field(default_factory=dict)
 
     @property
     def protocol(self) -> str:
@@ -130,6 +138,7 @@ def capture_of(logged: list[LoggedStatement], statements: list[SourceStatement])
     match = _Matcher(statements)
     capture = Capture()
     open_: dict[str, list[str] | None] = {}  # session -> its open transaction
+    idle: dict[str, _Idle] = {}  # session -> its open transaction's time between statements
     first: dict[str, int] = {}
     last: dict[str, int] = {}
     for index, entry in enumerate(logged):
@@ -137,13 +146,21 @@ def capture_of(logged: list[LoggedStatement], statements: list[SourceStatement])
         last[entry.session] = index
         if OPEN.match(entry.query):
             open_[entry.session] = []
+            idle[entry.session] = _Idle(entry.at)
             continue
+        if entry.session in idle:
+            idle[entry.session].add(entry)
         if CLOSE.match(entry.query):
             running = open_.pop(entry.session, None)
+            waited = idle.pop(entry.session, None)
             if entry.query.strip().lower().startswith(("rollback", "abort")):
                 capture.rolled_back += 1
             if running:
-                capture.transactions[Transaction(tuple(running), True)] += 1
+                transaction = Transaction(tuple(running), True)
+                capture.transactions[transaction] += 1
+                samples = capture.think.setdefault(transaction, [])
+                if waited is not None and waited.ms is not None and len(samples) < THINK_SAMPLES:
+                    samples.append(waited.ms)
             continue
         capture.statements += 1
         capture.prepared += entry.prepared
@@ -159,6 +176,22 @@ def capture_of(logged: list[LoggedStatement], statements: list[SourceStatement])
             capture.transactions[Transaction((source.queryid,), False)] += 1
     capture.sessions = _most_at_once(first, last)
     return capture
+
+
+class _Idle:
+    """A transaction's time between its statements: from the end of one (its log line,
+    written when it ended) to the start of the next (that line less its duration); None
+    once a line lacks its time or duration."""
+
+    def __init__(self, began: float | None) -> None:
+        self.last, self.ms = began, 0.0 if began is not None else None
+
+    def add(self, entry: LoggedStatement) -> None:
+        if self.ms is None or self.last is None or entry.at is None or entry.ms is None:
+            self.ms = None
+            return
+        self.ms += max(0.0, (entry.at - entry.ms / 1000 - self.last) * 1000)
+        self.last = entry.at
 
 
 def _values(entry: LoggedStatement, source: SourceStatement) -> Values:

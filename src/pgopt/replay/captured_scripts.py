@@ -8,11 +8,16 @@ capture ran at that step, drawn by how often it did. Where every transaction of
 a length is the same sequence, the script is that sequence; where the same
 sequence runs on one of several tables (sysbench picks a table per step), each
 step draws the table as the capture's calls did. At most MAX_SCRIPTS scripts:
-the rarest lengths are left out, and their share said.
+the rarest lengths are left out, and their share said. Inside a transaction, the
+application's own time between its statements (the capture's median for that
+script, from 1 ms a gap on: less is the round trip pgbench makes too) is replayed
+as pgbench's \\sleep, spread over its gaps: the
+transaction holds its locks and its session as long as the application's did.
 """
 
 from __future__ import annotations
 
+import statistics
 from collections import Counter
 from dataclasses import dataclass
 
@@ -21,6 +26,9 @@ from .capture import Capture
 from .scripts import Block, Choice, ScriptText, pick, scaled, weights_of
 
 MAX_SCRIPTS = 100  # pgbench takes at most 128 scripts
+# a transaction's time between two of its statements below this is the round trip
+# pgbench makes too; from it on, the application's own work inside the transaction
+THINK_MIN_MS = 1.0
 
 
 @dataclass(frozen=True)
@@ -41,6 +49,7 @@ class CapturedScripts:
     transactions: int  # replayed, of the capture's
     left_out: int  # transactions of lengths past MAX_SCRIPTS, or with nothing replayed
     statements_per_transaction: float
+    think_ms: float = 0.0  # the replayed transactions' median time between statements
 
     @property
     def shape(self) -> str:
@@ -50,11 +59,17 @@ class CapturedScripts:
             if self.left_out
             else ""
         )
+        think = (
+            f"; inside them the application's own time between statements, "
+            f"{self.think_ms:.3g} ms a transaction, as \\sleep"
+            if self.think_ms
+            else ""
+        )
         return (
             f"transactions as the log capture ran them: {plural(len(self.scripts), 'script')}, "
             "one per kind and length of transaction, each step the statement the capture "
             f"ran there, drawn by how often it did; {self.transactions:,} of its "
-            f"{self.transactions + self.left_out:,} transactions{left}"
+            f"{self.transactions + self.left_out:,} transactions{left}{think}"
         )
 
 
@@ -79,6 +94,7 @@ def captured_scripts(capture: Capture, steps: Steps) -> CapturedScripts:
     """One script per kind and length of the capture's transactions."""
     groups: dict[tuple[bool, int], list[Counter[Choice]]] = {}
     counts: Counter[tuple[bool, int]] = Counter()
+    thinks: dict[tuple[bool, int], list[float]] = {}
     left_out = 0
     for transaction, count in capture.transactions.items():
         sequence = _steps(transaction.queryids, steps)
@@ -90,22 +106,29 @@ def captured_scripts(capture: Capture, steps: Steps) -> CapturedScripts:
         for position, choice in zip(positions, sequence, strict=True):
             position[choice] += count
         counts[key] += count
+        thinks.setdefault(key, []).extend(capture.think.get(transaction, ()))
     kept = counts.most_common(MAX_SCRIPTS)
     left_out += sum(counts.values()) - sum(n for _, n in kept)
     scripts: list[ScriptText] = []
-    statements = 0.0
+    statements = think_total = 0.0
     for (explicit, length), count in kept:
         lines = [
             f"-- {plural(count, 'captured transaction')} of {plural(length, 'step')}"
             + (", between BEGIN and COMMIT" if explicit else ", each statement alone")
         ]
         lines += ["BEGIN;"] if explicit else []
+        think = statistics.median(thinks[(explicit, length)]) if thinks[(explicit, length)] else 0
+        pause = _pause(think, length) if explicit and think / (length + 1) >= THINK_MIN_MS else []
+        if pause:
+            think_total += think * count
+            lines[0] += f"; {think:.3g} ms of the application's own time between statements"
         for position in groups[(explicit, length)]:
             items = [Choice(c.name, n, c.lines, c.statements) for c, n in position.most_common()]
+            lines += pause
             lines += pick(items, weights_of(items))
             per_step = sum(c.statements * n for c, n in position.items())
             statements += count * per_step / sum(position.values())
-        lines += ["COMMIT;"] if explicit else []
+        lines += [*pause, "COMMIT;"] if explicit else []
         name = f"{'tx' if explicit else 'alone'}{length:02d}"
         scripts.append(ScriptText(name, count, "\n".join(lines) + "\n"))
     replayed = sum(n for _, n in kept)
@@ -115,4 +138,11 @@ def captured_scripts(capture: Capture, steps: Steps) -> CapturedScripts:
         replayed,
         left_out,
         statements / replayed if replayed else 0.0,
+        think_total / replayed if replayed else 0.0,
     )
+
+
+def _pause(think_ms: float, length: int) -> list[str]:
+    """The application's time inside a transaction of `length` steps, spread evenly
+    over its gaps: after BEGIN, between the steps, before COMMIT."""
+    return [f"\\sleep {round(think_ms * 1000 / (length + 1))} us"]

@@ -29,6 +29,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from sys import intern
 from typing import Any, TextIO
 
@@ -57,6 +58,7 @@ class LoggedStatement:
     prepared: bool  # run with the extended protocol: its values are `values`
     values: dict[int, str | None]  # $n -> its text value (None: NULL)
     ms: float | None  # its duration, where the log has it
+    at: float | None = None  # when its line was written (its end), in seconds
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,7 @@ class _Entry:
     detail: str
     application: str
     position: int  # its line's place in the log: entries may be given out of order
+    at: float | None = None  # its time, where the log has one to the millisecond
 
 
 def read_log(log: str | TextIO, prefix: str | None = None) -> list[LoggedStatement]:
@@ -101,7 +104,7 @@ def read_log(log: str | TextIO, prefix: str | None = None) -> list[LoggedStateme
             )
         ms = float(run.group("ms")) if run.group("ms") else None
         query = intern(run.group("query").strip())  # a prepared text repeats: kept once
-        logged = LoggedStatement(intern(entry.session), query, prepared, values, ms)
+        logged = LoggedStatement(intern(entry.session), query, prepared, values, ms, entry.at)
         statements.append((entry.position, logged))
     if not statements:
         raise LogError(f"the log holds no statement a session ran: {NEEDS}")
@@ -129,6 +132,7 @@ def _csv_entries(lines: Iterable[str]) -> Iterator[_Entry]:
             row[CSV_DETAIL],
             row[CSV_APPLICATION],
             position,
+            _seconds(row[0]),
         )
 
 
@@ -149,6 +153,7 @@ def _json_entries(lines: Iterable[str]) -> Iterator[_Entry]:
             str(record.get("detail", "")),
             str(record.get("application_name", "")),
             number,
+            _seconds(str(record.get("timestamp", ""))),
         )
 
 
@@ -162,8 +167,8 @@ PREFIX_ESCAPES = {
     "p": r"(?P<p>\d+)",
     "P": r"\d*",
     "t": r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \S+",
-    "m": r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ \S+",
-    "n": r"[\d.]+",
+    "m": r"(?P<m>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ \S+)",
+    "n": r"(?P<n>[\d.]+)",
     "i": r".*?",
     "e": r"[0-9A-Z]{5}",
     "c": r"(?P<c>[0-9a-f]+\.[0-9a-f]+)",
@@ -179,12 +184,15 @@ PREFIX_ESCAPES = {
 def prefix_pattern(prefix: str) -> re.Pattern[str]:
     """A regular expression for log lines written with `log_line_prefix`, then the
     severity and the message."""
-    parts, i = [], 0
+    parts, i, named = [], 0, set()
     while i < len(prefix):
         escape = re.match(r"%-?\d*([a-zA-Z%])", prefix[i:])
         if prefix[i] == "%" and escape:
             letter = escape.group(1)
             part = re.escape("%") if letter == "%" else PREFIX_ESCAPES.get(letter, r".*?")
+            if f"(?P<{letter}>" in part and letter in named:  # a group named once
+                part = part.replace(f"(?P<{letter}>", "(?:")
+            named.add(letter)
             parts.append(rf"\s*{part}\s*" if escape.group(0)[1:-1] else part)
             i += len(escape.group(0))
         else:
@@ -230,6 +238,7 @@ def _stderr_entries(lines: Iterable[str], prefix: str | None) -> Iterator[_Entry
             "detail": "",
             "application": groups.get("a") or "",
             "position": seen,
+            "at": _seconds(groups.get("m") or groups.get("n") or ""),
         }
     if not seen:
         raise LogError(
@@ -238,3 +247,16 @@ def _stderr_entries(lines: Iterable[str], prefix: str | None) -> Iterator[_Entry
         )
     for entry in pending.values():
         yield _Entry(**entry)
+
+
+def _seconds(text: str) -> float | None:
+    """A log line's time in seconds: `%m` (and csvlog's, jsonlog's) '2026-11-27
+    12:00:00.123 UTC', or `%n`'s epoch; None where it has none to the millisecond
+    (the zone is taken as the log's own: only the differences within it are used)."""
+    text = text.strip()
+    if re.fullmatch(r"\d+\.\d+", text):
+        return float(text)
+    if re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+", text):
+        stamp = datetime.strptime(text.split()[0] + " " + text.split()[1], "%Y-%m-%d %H:%M:%S.%f")
+        return stamp.replace(tzinfo=UTC).timestamp()
+    return None

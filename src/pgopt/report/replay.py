@@ -44,7 +44,7 @@ def commits_unknown(fidelity: Fidelity, result: LabResult) -> tuple[Style, Inlin
     if fidelity.source_statements_per_commit is not None:
         return None
     changed = sorted(
-        {name for step in result.steps for name in step.settings if name in COMMIT_SETTINGS}
+        {name for s in result.steps for name in (s.settings or {}) if name in COMMIT_SETTINGS}
     )
     if not changed:
         return None
