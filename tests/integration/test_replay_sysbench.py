@@ -77,7 +77,7 @@ def sysbench_db(source_server: EmbeddedTarget) -> str:
 
 
 def capture(source: EmbeddedTarget, dsn: str, workload: str, into: Path) -> Path:
-    """sysbench's `workload` run for 4 s on the source while its server logs every
+    """sysbench's `workload` run for 3 s on the source while its server logs every
     statement (log_min_duration_statement = 0, set then reset), those lines of the
     server's log copied to `into`; pg_stat_statements reset before, as for a replay."""
     with psycopg.connect(dsn, autocommit=True) as conn:
@@ -87,7 +87,7 @@ def capture(source: EmbeddedTarget, dsn: str, workload: str, into: Path) -> Path
         conn.execute("select pg_reload_conf()")
     start = source.log_file.stat().st_size
     try:
-        options = ("--threads=4", "--time=4", "--rand-type=uniform")
+        options = ("--threads=4", "--time=3", "--rand-type=uniform")
         run = sysbench(source.port, dsn.rsplit("/", 1)[1], *options, workload, "run")
         subprocess.run(run, check=True, capture_output=True, timeout=60)
     finally:
@@ -104,7 +104,7 @@ def replay(
     source: EmbeddedTarget, dsn: str, workload: str, workdir: Path, out: Path, *extra: str
 ) -> tuple[int, dict[str, Any]]:
     """Reset the source's statistics, run sysbench's `workload` on it, and while it runs
-        (a 4-s sample of how its clients run) synthesize its workload and replay it, once
+        (a 3-s watch of how its clients run) synthesize its workload and replay it, once
     the client is done (the replay's runs have the machine to themselves)."""
     with psycopg.connect(dsn, autocommit=True) as conn:
         conn.execute("checkpoint")  # the previous run's writes flushed: a steady source
@@ -113,11 +113,11 @@ def replay(
     # uniform keys: pg_stats shows which keys exist, not which are asked for most (the
     # default `special` puts three quarters of the calls on 1% of the keys, and the hot
     # rows' lock waits in the source's time); it stops before the replay's runs start
-    options = (f"--threads={THREADS}", "--time=6", "--rand-type=uniform")
+    options = (f"--threads={THREADS}", "--time=5", "--rand-type=uniform")
     args = sysbench(source.port, database, *options, workload, "run")
     client = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        command = ["ab", "--source-dsn", dsn, "--synthesize", "--source-sample", "4"]
+        command = ["ab", "--source-dsn", dsn, "--synthesize", "--source-sample", "3"]
         command += ["--b-setting", "synchronous_commit=off", "--reps", "1", "--duration", "2"]
         code = main([*command, *extra, "--workdir", str(workdir), "--out", str(out)])
     finally:
@@ -323,7 +323,7 @@ def test_an_idle_source_tells_its_transactions_from_what_it_keeps_or_says_it_can
     statistics were reset together; reset apart, the shape is unknown and said so,
     never read as one statement a transaction (issue 56)."""
     database = sysbench_db.rsplit("/", 1)[1]
-    run = sysbench(source_server.port, database, "--threads=4", "--time=3", "oltp_read_write")
+    run = sysbench(source_server.port, database, "--threads=4", "--time=2", "oltp_read_write")
     command = ["ab", "--source-dsn", sysbench_db, "--synthesize", "--source-sample", "1"]
     command += ["--b-setting", "synchronous_commit=off", "--reps", "1", "--duration", "1"]
     command += ["--workdir", str(workdir)]

@@ -17,6 +17,12 @@ RUN_OPTIONS = (
     click.option("--quick", is_flag=True, help="Few short reps at a small scale (demos, CI)."),
     click.option("--duration", type=int, help="Seconds per timed run."),
     click.option(
+        "--warmup",
+        type=click.IntRange(min=0),
+        help="Seconds of the workload before each timed run (default: the lab's, at most "
+        "--duration).",
+    ),
+    click.option(
         "--reps",
         help="Rounds: 'auto' (look after 4, 6, 8, 10 and stop when decided) or a fixed count.",
     ),

@@ -76,6 +76,7 @@ def run_lab(
         quick=options.quick,
         scale=options.scale,
         duration=options.duration,
+        warmup=options.warmup,
         reps=options.reps,
         clients=options.clients,
         seed=options.seed,

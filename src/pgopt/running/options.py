@@ -19,6 +19,7 @@ from .across import Pair, find_sides
 class RunOptions:
     quick: bool = False
     duration: int | None = None  # seconds per timed run
+    warmup: int | None = None  # seconds of the workload before each (None: the lab's)
     reps: str | int | None = None  # 'auto', a count, or the lab's own
     margin: float | None = None  # percent
     clients: int | None = None
