@@ -3,6 +3,7 @@
 import contextlib
 import shutil
 import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -46,6 +47,19 @@ def server(binaries: PgBinaries) -> Iterator[EmbeddedTarget]:
     a database or objects of its own."""
     with EmbeddedTarget(binaries) as target:
         yield target
+
+
+def new_database(server: EmbeddedTarget, prefix: str) -> str:
+    """A database of its own on `server`, named `prefix` and a random tail, with
+    pg_stat_statements: a user's source for a replay; its DSN."""
+    name = f"{prefix}_{uuid.uuid4().hex[:8]}"
+    admin = f"postgresql://postgres@127.0.0.1:{server.port}/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f"create database {name}")
+    dsn = admin.rsplit("/", 1)[0] + f"/{name}"
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("create extension pg_stat_statements")
+    return dsn
 
 
 def local_server_answers() -> bool:

@@ -4,7 +4,6 @@ share of calls within a few points, and its fidelity table says so."""
 
 import re
 import subprocess
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +14,8 @@ from pgopt.binaries import PgBinaries
 from pgopt.cli import main
 from pgopt.servers.embedded import EmbeddedTarget
 from pgopt.store import load_document
+
+from .conftest import new_database
 
 SCHEMA = """\
 create table orders (id bigint generated always as identity primary key,
@@ -48,13 +49,8 @@ def source_server(binaries: PgBinaries) -> Iterator[EmbeddedTarget]:
 @pytest.fixture
 def source(source_server: EmbeddedTarget, binaries: PgBinaries, tmp_path: Path) -> str:
     """A database whose pg_stat_statements saw the known mix, run by pgbench."""
-    admin = f"postgresql://postgres@127.0.0.1:{source_server.port}/postgres"
-    name = f"shop_{uuid.uuid4().hex[:8]}"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f"create database {name}")
-    dsn = admin.rsplit("/", 1)[0] + f"/{name}"
+    dsn = new_database(source_server, "shop")
     with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute("create extension pg_stat_statements")
         conn.execute(SCHEMA)
         # both reset together, as a user would: the counts since then are the mix's own
         conn.execute("select pg_stat_statements_reset(), pg_stat_reset()")

@@ -7,7 +7,6 @@ The source is left as found (no replication slot, its rows and pages as they wer
 from __future__ import annotations
 
 import subprocess
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +19,7 @@ from pgopt.cli import main
 from pgopt.servers.embedded import EmbeddedTarget
 from pgopt.store import load_document
 
-from .conftest import LOCAL_DSN, PG15_BIN, local_server_answers
+from .conftest import LOCAL_DSN, PG15_BIN, local_server_answers, new_database
 
 ROWS = 60_000
 SCHEMA = f"""\
@@ -53,13 +52,8 @@ def aged(binaries: PgBinaries, tmp_path_factory: pytest.TempPathFactory) -> Iter
     were then reset together before its clients read ranges of it for 3 s."""
     folder = tmp_path_factory.mktemp("aged")
     with EmbeddedTarget(binaries) as source:
-        admin = f"postgresql://postgres@127.0.0.1:{source.port}/postgres"
-        name = f"aged_{uuid.uuid4().hex[:8]}"
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f"create database {name}")
-        dsn = admin.rsplit("/", 1)[0] + f"/{name}"
+        dsn = new_database(source, "aged")
         with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute("create extension pg_stat_statements")
             conn.execute(SCHEMA)
             conn.execute("vacuum analyze t")
             conn.execute(AGE)

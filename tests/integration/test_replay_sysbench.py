@@ -13,7 +13,6 @@ import json
 import re
 import shutil
 import subprocess
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,8 @@ from pgopt.cli import main
 from pgopt.replay import parameters
 from pgopt.servers.embedded import EmbeddedTarget
 from pgopt.store import load_document
+
+from .conftest import new_database
 
 SYSBENCH = shutil.which("sysbench")
 TABLES, ROWS, THREADS = 2, 30_000, 4
@@ -62,13 +63,8 @@ def sysbench(port: int, database: str, *args: str) -> list[str]:
 @pytest.fixture(scope="module")
 def sysbench_db(source_server: EmbeddedTarget) -> str:
     """A database sysbench prepared (its tables, their rows, its secondary index)."""
-    name = f"sb_{uuid.uuid4().hex[:8]}"
-    admin = f"postgresql://postgres@127.0.0.1:{source_server.port}/postgres"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f"create database {name}")
-    dsn = admin.rsplit("/", 1)[0] + f"/{name}"
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute("create extension pg_stat_statements")
+    dsn = new_database(source_server, "sb")
+    name = dsn.rsplit("/", 1)[1]
     prepare = sysbench(source_server.port, name, "oltp_read_write", "prepare")
     subprocess.run(prepare, check=True, capture_output=True, timeout=120)
     with psycopg.connect(dsn, autocommit=True) as conn:
@@ -277,14 +273,10 @@ def test_the_index_sysbench_reads_by_is_found_from_its_own_workload(
     """sysbench's tables without their index on k: select_random_points reads sbtest1
     by k, oltp_update_index sets k in both; advise's missing-index rule suggests the
     index on sbtest1's k (weighing the updates it costs them), with its DDL."""
-    name = f"sbk_{uuid.uuid4().hex[:8]}"
-    admin = f"postgresql://postgres@127.0.0.1:{source_server.port}/postgres"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f"create database {name}")
-    dsn = admin.rsplit("/", 1)[0] + f"/{name}"
+    dsn = new_database(source_server, "sbk")
+    name = dsn.rsplit("/", 1)[1]
+    admin = dsn.rsplit("/", 1)[0] + "/postgres"
     try:
-        with psycopg.connect(dsn, autocommit=True) as conn:
-            conn.execute("create extension pg_stat_statements")
         prepare = sysbench(source_server.port, name, "--create_secondary=off", "oltp_read_write")
         subprocess.run([*prepare, "prepare"], check=True, capture_output=True, timeout=120)
         with psycopg.connect(dsn, autocommit=True) as conn:

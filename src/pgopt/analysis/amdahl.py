@@ -3,7 +3,9 @@
 pgopt measures the database's throughput; a request of the application spends only
 part of its time there (the rest is the application's own work, between statements
 or inside a transaction). Where the database is `share` of that time and becomes
-`ratio` times as fast, the application gains at most 1 / ((1 - share) + share / ratio).
+`ratio` times as fast, the application gains at most 1 / ((1 - share) + share / ratio),
+as long as its own time stays as it was (an application that shares the database's
+CPUs may get some of its own time back too: bench/replay_truth.py measures it).
 """
 
 from __future__ import annotations

@@ -79,7 +79,9 @@ def application(fidelity: Fidelity, result: LabResult) -> tuple[Style, Inline] |
     text = (
         f": the database is {share:.0%} of the source's busy session time (from "
         f"{fidelity.database_share_from}); the rest is the application's own work, which "
-        "no database change speeds up, so " + "; ".join(bounds) + " (Amdahl's bound)."
+        "no database change speeds up, so " + "; ".join(bounds) + " (Amdahl's bound, "
+        "as long as the application's own time stays as it was: where it shares the "
+        "database's CPUs, that time may shrink too)."
     )
     return Style.PLAIN, (Span("The application", Style.STRONG), Span(text))
 
