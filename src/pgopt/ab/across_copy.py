@@ -17,6 +17,7 @@ from ..binaries import PgBinaries
 from ..errors import UsageError, first_line
 from ..redact import redact_dsn
 from ..running.across import Pair, by_age
+from ..servers import read_only
 from .source import archive_writer, is_plain
 
 
@@ -68,7 +69,7 @@ def _refuse_newer(version: str | None, name: str, binaries: PgBinaries) -> None:
 
 def _source_major(dsn: str) -> int:
     try:
-        with psycopg.connect(dsn, connect_timeout=10) as conn:
+        with read_only.connect(dsn, "ab") as conn:
             return int(conn.info.server_version) // 10000
     except psycopg.Error as e:
         raise UsageError(f"copying {redact_dsn(dsn)}: {first_line(e)}") from e

@@ -36,6 +36,7 @@ from ..binaries import PgBinaries
 from ..errors import UsageError, first_line
 from ..psql import Psql
 from ..redact import redact_dsn
+from ..servers import read_only
 from .sample import write_sampled
 
 COLUMN_OPTIONS = frozenset({"n_distinct", "n_distinct_inherited"})  # ALTER COLUMN ... SET (...)
@@ -86,9 +87,10 @@ def dump_source(
 @contextmanager
 def exported_snapshot(dsn: str) -> Iterator[str]:
     """A snapshot of the source that both pg_dumps read, held by a read-only session
-    of pgopt's until they are done."""
+    of pgopt's until they are done (servers/read_only.py's, without its statement
+    timeout: the transaction stays open as long as the dumps take)."""
     try:
-        with psycopg.connect(dsn, application_name="pgopt ab", connect_timeout=10) as conn:
+        with read_only.connect(dsn, "ab", autocommit=False, copying=True) as conn:
             conn.execute("begin isolation level repeatable read read only")
             row = conn.execute("select pg_export_snapshot()").fetchone()
             assert row is not None

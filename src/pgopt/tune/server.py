@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
-from psycopg.rows import dict_row
 
 from ..binaries import PgBinaries
 from ..errors import TargetError, first_line
@@ -21,19 +20,16 @@ from .facts import ServerSettings, platform_of
 
 
 def read(conninfo: dict[str, Any]) -> ServerSettings:
-    with (
-        psycopg.connect(**conninfo, autocommit=True, connect_timeout=10) as conn,
-        conn.cursor(row_factory=dict_row) as cur,
-    ):
-        rows = cur.execute(load("tune_settings")).fetchall()
-        built = cur.execute("select version()").fetchone()
+    with psycopg.connect(**conninfo, autocommit=True, connect_timeout=10) as conn:
+        rows = read_only.dict_rows(conn, load("tune_settings"))
+        built = read_only.dict_rows(conn, "select version()")[0]
     first = rows[0]
     return ServerSettings(
         version_num=int(first["version_num"]),
         max_connections=int(first["max_connections"]),
         data_mb=int(first["data_bytes"]) // 2**20,
         pg_settings={r["name"]: dict(r) for r in rows},
-        platform=platform_of(str(built["version"]) if built else ""),
+        platform=platform_of(str(built["version"])),
     )
 
 
