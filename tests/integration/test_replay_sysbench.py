@@ -122,13 +122,13 @@ def replay(
 
 
 # server time per call, the source's against the replay's: work on the other core would
-# slow the replay alone
+# slow the replay alone. oltp_write_only here (4 statements a transaction); its writes
+# and oltp_read_write's reads are the log capture's below, watched idle further on
 @pytest.mark.serial
-@pytest.mark.parametrize("workload", ["oltp_read_write", "oltp_write_only"])
 def test_sysbench_is_replayed_faithfully_with_every_write(
-    workload: str, source_server: EmbeddedTarget, sysbench_db: str, workdir: Path, tmp_path: Path
+    source_server: EmbeddedTarget, sysbench_db: str, workdir: Path, tmp_path: Path
 ) -> None:
-    code, result = replay(source_server, sysbench_db, workload, workdir, tmp_path / "out")
+    code, result = replay(source_server, sysbench_db, "oltp_write_only", workdir, tmp_path / "out")
     assert code == 0
     fidelity = result["fidelity"]
     assert fidelity["verdict"] == "faithful", fidelity["reasons"]
@@ -146,7 +146,7 @@ def test_sysbench_is_replayed_faithfully_with_every_write(
     # as sysbench ran them: its transactions, its clients, its protocol
     assert fidelity["source_clients"] == fidelity["replay_clients"] == THREADS
     per_commit = fidelity["source_statements_per_commit"]
-    assert per_commit > (10 if workload == "oltp_read_write" else 3)
+    assert 3 < per_commit < 6
     assert 1 / 1.5 <= fidelity["replay_statements_per_commit"] / per_commit <= 1.5
     readme = (tmp_path / "out" / "workload" / "README.md").read_text()
     # sysbench deletes a row and inserts it back: the replay does too, with one key
@@ -155,11 +155,10 @@ def test_sysbench_is_replayed_faithfully_with_every_write(
 
 
 @pytest.mark.serial
-@pytest.mark.parametrize("workload", ["oltp_read_write", "oltp_write_only"])
 def test_a_log_capture_of_sysbench_is_replayed_faithfully_with_its_transactions(
-    workload: str, source_server: EmbeddedTarget, sysbench_db: str, workdir: Path, tmp_path: Path
+    source_server: EmbeddedTarget, sysbench_db: str, workdir: Path, tmp_path: Path
 ) -> None:
-    log = capture(source_server, sysbench_db, workload, tmp_path / "capture.log")
+    log = capture(source_server, sysbench_db, "oltp_read_write", tmp_path / "capture.log")
     out = tmp_path / "out"
     command = ["ab", "--source-dsn", sysbench_db, "--synthesize", "--source-log", str(log)]
     command += ["--b-setting", "synchronous_commit=off", "--reps", "1", "--duration", "2"]
@@ -186,9 +185,7 @@ def test_a_log_capture_of_sysbench_is_replayed_faithfully_with_its_transactions(
     text = script.read_text()
     assert text.count("BEGIN;") == text.count("COMMIT;") == 1
     updates, deletes = text.index("UPDATE /* pgopt"), text.index("DELETE /* pgopt")
-    assert updates < deletes < text.index("INSERT /* pgopt")
-    if workload == "oltp_read_write":
-        assert text.index("SELECT /* pgopt") < updates
+    assert text.index("SELECT /* pgopt") < updates < deletes < text.index("INSERT /* pgopt")
     assert (
         1 / 1.5
         <= fidelity["replay_statements_per_commit"] / (fidelity["source_statements_per_commit"])
