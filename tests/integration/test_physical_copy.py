@@ -138,3 +138,24 @@ def test_a_physical_copy_that_cannot_be_made_is_one_line_or_a_logical_copy(
     said = capsys.readouterr().err
     assert "pgopt: a logical copy: the source is PostgreSQL 15" in said
     assert load_document(tmp_path / "auto")["time"]["copy_kind"] == "logical"
+
+
+def test_a_role_without_replication_gets_a_logical_copy_or_one_line(
+    aged: str, workdir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """pg_basebackup needs REPLICATION (or a superuser): a role with neither is said
+    before anything is copied."""
+    with psycopg.connect(aged, autocommit=True) as conn:
+        conn.execute("drop role if exists reader")
+        conn.execute("create role reader login")
+        conn.execute("grant select on all tables in schema public to reader")
+    reader = aged.replace("postgres@", "reader@")
+    (tmp_path / "read.sql").write_text("select count(*) from t;\n")
+    args = ["ab", "--source-dsn", reader, "--script", str(tmp_path / "read.sql"), "--copy"]
+    args += ["physical", "--workdir", str(workdir), "--out", str(tmp_path / "out")]
+    assert main(args) == 2
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert err == [
+        "pgopt: error: --copy physical: the source's role has neither REPLICATION nor "
+        "SUPERUSER (pg_basebackup needs one)"
+    ]
