@@ -79,13 +79,13 @@ def run_lab(lab: Path, out: Path, workdir: Path, *extra: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def aa_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[dict[str, Any], Path]]:
-    """The engine test lab run once, 3 rounds (its result and run folder), for the tests
+    """The engine test lab run once, 4 rounds (its result and run folder), for the tests
     that read what one lab run recorded: A/A and async commit, the first round's
     detailed runs, the reports."""
     folder = tmp_path_factory.mktemp("aa")
     with work_folder() as workdir:
         out = folder / "out"
-        yield run_lab(write_lab(folder / "mine"), out, workdir, "--reps", "3"), out
+        yield run_lab(write_lab(folder / "mine"), out, workdir, "--reps", "4"), out
 
 
 def test_user_lab_a_a_and_async_commit(aa_run: tuple[dict[str, Any], Path]) -> None:
@@ -95,7 +95,7 @@ def test_user_lab_a_a_and_async_commit(aa_run: tuple[dict[str, Any], Path]) -> N
     assert list(steps) == ["baseline", "same_again", "async_commit"]
     for step in steps.values():
         metric = step["metric"]
-        assert len(metric["samples"]) == 3
+        assert len(metric["samples"]) == 4
         assert metric["ci95"][0] <= metric["median"] <= metric["ci95"][1]
         # metric = tps x rows per transaction, sample by sample
         assert metric["samples"] == pytest.approx([2 * r["tps"] for r in step["runs"]])
@@ -105,17 +105,20 @@ def test_user_lab_a_a_and_async_commit(aa_run: tuple[dict[str, Any], Path]) -> N
         # server more than the pgbench that sends them (here 1.7 to 5.4 times as much)
         runs = step["runs"]
         assert all(r["server_cpu_s"] > r["client_cpu_s"] > 0 for r in runs), runs
-    # about 8x: every flushed commit of the baseline sleeps 3 ms (commit_delay)
+    # about 8x or more: every flushed commit of the baseline sleeps 3 ms (commit_delay).
+    # Four rounds: with three, the other workers' load once spread async commit's runs
+    # from 3.8k to 14.7k rows/s, and a x24 ratio missed Benjamini-Hochberg's threshold
+    # (p 0.024 against 0.017) on the t distribution's two degrees of freedom
     assert steps["async_commit"]["verdict_vs_previous"] == "faster"
-    assert steps["async_commit"]["ratio_vs_previous"]["rounds"] == 3
+    assert steps["async_commit"]["ratio_vs_previous"]["rounds"] == 4
     assert steps["async_commit"]["changes"] == {"settings": {"synchronous_commit": "off"}}
     # every round ran each step once, in the order the plan drew; all of it is recorded
     plan = result["plan"]
     assert plan["seed"] == 1 and len(plan["segments"]) == 1
     segment = plan["segments"][0]
-    assert segment["rounds"] == 3 and len(segment["orders"]) == 3
+    assert segment["rounds"] == 4 and len(segment["orders"]) == 4
     assert all(sorted(o) == sorted(steps) for o in segment["orders"])
-    assert len(set(segment["pgbench_seeds"])) == 3
+    assert len(set(segment["pgbench_seeds"])) == 4
     for step in steps.values():
         for run in step["runs"]:
             order = segment["orders"][run["round"] - 1]
@@ -123,7 +126,7 @@ def test_user_lab_a_a_and_async_commit(aa_run: tuple[dict[str, Any], Path]) -> N
             assert run["pgbench_seed"] == segment["pgbench_seeds"][run["round"] - 1]
     assert result["verdicts"]["comparisons"] == 3  # same_again, async vs same_again, vs baseline
     raw = sorted(p.name for p in (out / "raw").iterdir())
-    assert len(raw) >= 9 and raw[0].endswith(".pgbench.txt")
+    assert len(raw) >= 12 and raw[0].endswith(".pgbench.txt")
 
 
 def test_only_the_first_rounds_runs_are_detailed(aa_run: tuple[dict[str, Any], Path]) -> None:
