@@ -109,7 +109,7 @@ def test_measure_runs_every_profile_then_the_ablation(
     the winner from verdicts)."""
     out = tmp_path / "tune"
     args = ["--measure", "--quick", "--workload", "select", "--duration", "1", "--reps", "1"]
-    args += ["--ablate-from", "pgtune"]
+    args += ["--warmup", "0", "--ablate-from", "pgtune"]  # 15 runs: plumbing, no warm-up
     assert main(["tune", *args, "--storage", "ssd", "--out", str(out)]) == 0
     doc = json.loads((out / "tune.json").read_text())
     jsonschema.validate(doc, schema("tune-run-1.json"))
