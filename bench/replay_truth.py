@@ -28,7 +28,9 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -94,6 +96,14 @@ def cases(tables: int) -> list[Case]:
         ),
         Case("sync_wo", "sysbench", "oltp_write_only", "synchronous_commit = off", sync),
         Case(
+            "sync_wo_uniform",
+            "sysbench",
+            "oltp_write_only",
+            "synchronous_commit = off, keys drawn uniformly (no hot keys)",
+            sync,
+            options=("--rand-type=uniform",),
+        ),
+        Case(
             "drop_index",
             "sysbench",
             "oltp_update_index",
@@ -116,7 +126,7 @@ def cases(tables: int) -> list[Case]:
             "oltp_read_write",
             "synchronous_commit = off on an aged source, ranges of 1,000 rows",
             sync,
-            ways=("watch",),
+            ways=("watch", "log"),
             options=("--range_size=1000",),
             aged_s=60.0,
             copies=("auto", "logical"),
@@ -185,17 +195,33 @@ class Source:
                     conn.execute(f"alter system set {name} = '{value}'")  # type: ignore[arg-type]
             conn.execute("select pg_reload_conf()")
 
-    def measured(self, client: Client, case: Case, variant: str, seconds: float) -> float:
+    def measured(
+        self, client: Client, case: Case, variant: str, seconds: float
+    ) -> tuple[float, float, float]:
+        """The application's rate over `seconds`, and the CPU its client and the server
+        spent on each of its transactions (or requests), in µs."""
         self.sql("checkpoint")
         if variant == "b":
             self.settings(case.settings)
             self.sql(*case.b_sql)
         try:
-            return client.rate(seconds)
+            client_before = _children_cpu_s()
+            server_before = self.server.server_cpu_s() or 0.0
+            rate = client.rate(seconds)
+            client_s = _children_cpu_s() - client_before
+            server_s = (self.server.server_cpu_s() or 0.0) - server_before
+            done = rate * seconds or 1.0
+            return rate, client_s / done * 1e6, server_s / done * 1e6
         finally:
             if variant == "b":
                 self.settings(case.settings, reset=True)
                 self.sql(*case.undo_sql)
+
+
+def _children_cpu_s() -> float:
+    """The CPU time of this process's finished children (a client, and its workers)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _judged(a: list[float], b: list[float]) -> dict[str, Any]:
@@ -213,20 +239,46 @@ def truth(source: Source, client: Client, case: Case, rng: random.Random) -> dic
     it too (A with the log on)."""
     arms = ["a", "b", *(["logged"] if "log" in case.ways else [])]
     runs: dict[str, list[float]] = {arm: [] for arm in arms}
+    cpu: dict[str, list[tuple[float, float]]] = {arm: [] for arm in arms}
     for _ in range(source.args.rounds):
         for arm in rng.sample(arms, len(arms)):
             if arm == "logged":
                 source.settings(("log_min_duration_statement=0",))
                 try:
-                    runs[arm].append(source.measured(client, case, "a", source.args.seconds))
+                    rate, *costs = source.measured(client, case, "a", source.args.seconds)
                 finally:
                     source.settings(("log_min_duration_statement=0",), reset=True)
             else:
-                runs[arm].append(source.measured(client, case, arm, source.args.seconds))
-    told = {**_judged(runs["a"], runs["b"]), "runs": runs}
+                rate, *costs = source.measured(client, case, arm, source.args.seconds)
+            runs[arm].append(rate)
+            cpu[arm].append((costs[0], costs[1]))
+    told = {**_judged(runs["a"], runs["b"]), "runs": runs, "cpu_us": _cpu_us(cpu["a"], cpu["b"])}
     if "logged" in runs:
         told["log_cost"] = _judged(runs["a"], runs["logged"])
     return told
+
+
+def _cpu_us(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> dict[str, float]:
+    """The medians of A's and B's client and server CPU a transaction, in µs."""
+    return {
+        "client_a": statistics.median(c for c, _ in a),
+        "server_a": statistics.median(s for _, s in a),
+        "client_b": statistics.median(c for c, _ in b),
+        "server_b": statistics.median(s for _, s in b),
+    }
+
+
+def _replay_cpu_us(document: dict[str, Any]) -> dict[str, float] | None:
+    """The same of pgopt's replay: pgbench's CPU and the server's, per transaction."""
+    seconds = document["params"]["duration_s"]
+    steps = {s["name"]: s for s in document["steps"]}
+    per: dict[str, list[tuple[float, float]]] = {"a": [], "b": []}
+    for arm, found in per.items():
+        for run in steps[arm]["runs"]:
+            done = (run.get("tps") or 0) * seconds
+            if done and run.get("client_cpu_s") is not None and run.get("server_cpu_s"):
+                found.append((run["client_cpu_s"] / done * 1e6, run["server_cpu_s"] / done * 1e6))
+    return _cpu_us(per["a"], per["b"]) if per["a"] and per["b"] else None
 
 
 def pgopt_ab(
@@ -278,6 +330,7 @@ def pgopt_ab(
         "copy": document.get("time", {}).get("copy_kind"),
         "database_share": share,
         "application_bound": application_bound(b["median"], share) if share else None,
+        "cpu_us": _replay_cpu_us(document),
     }
 
 
@@ -302,6 +355,13 @@ def _ratio(r: dict[str, Any]) -> str:
     if "error" in r:
         return f"error: {r['error']}"
     return f"×{r['ratio']:.2f} [{r['ci95'][0]:.2f}–{r['ci95'][1]:.2f}] {r['verdict']}"
+
+
+def _cpu(us: dict[str, float]) -> str:
+    return (
+        f"A {us['client_a']:.0f} µs and {us['server_a']:.0f} µs, "
+        f"B {us['client_b']:.0f} µs and {us['server_b']:.0f} µs"
+    )
 
 
 def main() -> None:
@@ -370,6 +430,10 @@ def main() -> None:
                     )
                     print(f"  pgopt ({key}): {_ratio(r)}; {far}")
                     print(f"    {r.get('fidelity')}, {r.get('copy')} copy{share}")
+                    if r.get("cpu_us"):
+                        print(f"    CPU a transaction, pgbench and its server: {_cpu(r['cpu_us'])}")
+                own = _cpu(told["cpu_us"])
+                print(f"  CPU a transaction, the application and its server: {own}")
                 if "log_cost" in told:
                     print(
                         f"  the log capture's cost to the application: {_ratio(told['log_cost'])}"
