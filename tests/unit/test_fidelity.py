@@ -104,6 +104,27 @@ def test_each_shortfall_is_a_reason_and_caps_the_verdict() -> None:
     assert assess(unknown, [run()]).verdict == "faithful"
 
 
+def test_a_replay_that_misses_the_cache_where_the_source_hits_is_not_faithful() -> None:
+    """sysbench's oltp_write_only on 2026-11-27: its hot keys kept its working set in
+    shared buffers (no block read a call), the replay's keys drawn over the whole table
+    read about one a call; the blocks touched matched. A cold-start's few reads do not
+    count (under half a block a call apart)."""
+    missing = run()
+    statements = [dict(r) for r in (missing.stats or {})["statements"]]
+    statements[1] |= {"shared_blks_hit": 8000, "shared_blks_read": 1000}  # q02, 9 a call
+    fidelity = assess(
+        spec(), [replace(missing, stats={**(missing.stats or {}), "statements": statements})]
+    )
+    q02 = fidelity.statements[1]
+    assert (q02.source_blocks_read, q02.replay_blocks_read) == (0.0, 1.0)
+    assert q02.replay_blocks == 9.0 and not q02.within
+    assert "1 blocks a call read into shared buffers against the source's 0" in q02.why
+    assert fidelity.verdict == "partial"  # q01, 60% of the time, is within
+    statements[1] |= {"shared_blks_hit": 8700, "shared_blks_read": 300}  # 0.3 a call
+    warm = replace(missing, stats={**(missing.stats or {}), "statements": statements})
+    assert assess(spec(), [warm]).verdict == "faithful"
+
+
 def test_runs_without_the_replays_statements_are_unfaithful() -> None:
     fidelity = assess(spec(), [Run(rep=1, value=1.0, stats={})])
     assert fidelity.verdict == "unfaithful"

@@ -49,6 +49,7 @@ def replay_spec(
                 b.statement.blocks,
                 b.time_share,
                 b.unverified,
+                b.statement.blocks_read,
             )
             for b in synthesis.blocks
         ),

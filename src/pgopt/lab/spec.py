@@ -166,6 +166,7 @@ class SourceFigures:
     blocks: int  # shared blocks hit and read
     share: float  # of the source's execution time
     unverified: str = ""  # why the replay's work on it cannot be checked (a guess)
+    blocks_read: int = 0  # of `blocks`, read into shared buffers: the cache's misses
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,8 @@ class StatementFidelity:
     judged: bool  # heavy enough to count in the verdict
     within: bool  # rows and time per call within the thresholds
     why: str = ""
+    source_blocks_read: float | None = absent()  # of the blocks a call, read (cache misses)
+    replay_blocks_read: float | None = absent()
 
 
 @dataclass(frozen=True)

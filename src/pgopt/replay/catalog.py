@@ -17,6 +17,7 @@ class SourceStatement:
     total_ms: float
     rows: int = 0
     blocks: int = 0  # shared blocks hit and read
+    blocks_read: int = 0  # of them, read into shared buffers: the cache's misses
 
     @property
     def rows_per_call(self) -> float:

@@ -12,7 +12,10 @@ The verdict, by the thresholds in THRESHOLDS (each in the report beside it):
   of its rows per call, 2x of its time per call (or less than 20 µs apart: the
   ratio of two such short times is noise) and 2x of its shared blocks a call
   (hit and read: one a buffer access, so a plan that visits a page once per row
-  counts it as often; or less than 2 apart), statements per commit within
+  counts it as often; or less than 2 apart) and 2x of the blocks a call it read into
+  shared buffers (the cache's misses: a replay that touches more of the data than
+  the source's clients do, or a server with less memory, misses where the source
+  hits; or less than 0.5 apart), statements per commit within
   1.5x of the source's, the source's clients and protocol matched; the transaction
   shape and the clients known (a watch that saw work, what the source keeps since a
   reset, a log capture; the clients also from --clients), never assumed;
@@ -40,6 +43,8 @@ THRESHOLDS = {
     "time_floor_ms": 0.02,  # a difference under this a call is noise, not a verdict
     "blocks_ratio": 2.0,  # shared blocks a call (hit and read), either way
     "blocks_floor": 2.0,  # blocks a call apart under which the ratio is not judged
+    "misses_ratio": 2.0,  # shared blocks a call read into shared buffers, either way
+    "misses_floor": 0.5,  # ... apart under which the ratio is not judged
     "judged_share": 0.01,  # statements below this share of the time do not count
     "per_commit_ratio": 1.5,  # statements per commit, either way
     "partial_share": 0.50,  # of the source's time, replayed within the bounds
@@ -52,6 +57,7 @@ class _Totals:
     total_ms: float = 0.0
     rows: int = 0
     blocks: int = 0
+    read: int = 0
 
 
 def replay_totals(runs: Sequence[Run]) -> tuple[dict[str, _Totals], int]:
@@ -74,7 +80,9 @@ def replay_totals(runs: Sequence[Run]) -> tuple[dict[str, _Totals], int]:
             t.calls += int(row["calls"])
             t.total_ms += float(row["total_ms"])
             t.rows += int(row["rows"])
-            t.blocks += int(row.get("shared_blks_hit", 0)) + int(row.get("shared_blks_read", 0))
+            read = int(row.get("shared_blks_read", 0))
+            t.blocks += int(row.get("shared_blks_hit", 0)) + read
+            t.read += read
     return totals, commits
 
 
@@ -90,15 +98,17 @@ def _within(replay: float, source: float, ratio: float, floor: float) -> bool:
 def _statement(source: SourceFigures, replay: _Totals | None) -> StatementFidelity:
     calls = source.calls or 1
     s_rows, s_ms, s_blocks = source.rows / calls, source.total_ms / calls, source.blocks / calls
+    s_read = source.blocks_read / calls
     judged = source.share >= THRESHOLDS["judged_share"]
     if replay is None or replay.calls == 0:
         return StatementFidelity(
             source.name, source.query, source.share, source.calls, s_rows, s_ms, s_blocks,
             0, None, None, None, judged, False,
             "; ".join(filter(None, ("it did not run in A's runs", source.unverified))),
+            s_read, None,
         )  # fmt: skip
     r_rows, r_ms = replay.rows / replay.calls, replay.total_ms / replay.calls
-    r_blocks = replay.blocks / replay.calls
+    r_blocks, r_read = replay.blocks / replay.calls, replay.read / replay.calls
     why = [source.unverified] if source.unverified else []
     if not _within(r_rows, s_rows, THRESHOLDS["rows_ratio"], 0.5):
         why.append(f"{r_rows:.3g} rows a call against the source's {s_rows:.3g}")
@@ -108,9 +118,18 @@ def _statement(source: SourceFigures, replay: _Totals | None) -> StatementFideli
         r_blocks, s_blocks, THRESHOLDS["blocks_ratio"], THRESHOLDS["blocks_floor"]
     ):
         why.append(f"{r_blocks:.3g} blocks a call against the source's {s_blocks:.3g}")
+    if s_blocks > 0 and not _within(
+        r_read, s_read, THRESHOLDS["misses_ratio"], THRESHOLDS["misses_floor"]
+    ):
+        why.append(
+            f"{r_read:.3g} blocks a call read into shared buffers against the source's "
+            f"{s_read:.3g} (the replay's cache misses differ: it touches more or less of "
+            "the data than the source's clients, or its server has other memory)"
+        )
     return StatementFidelity(
         source.name, source.query, source.share, source.calls, s_rows, s_ms, s_blocks,
         replay.calls, r_rows, r_ms, r_blocks, judged, not why, "; ".join(why),
+        s_read, r_read,
     )  # fmt: skip
 
 

@@ -173,6 +173,7 @@ def _statements(conn: psycopg.Connection[Any], where: str) -> list[SourceStateme
             float(r["total_ms"]),
             int(r["rows"] or 0),
             int(r["blocks"] or 0),
+            int(r["blocks_read"] or 0),
         )
         for r in rows
         if not TRANSACTION_CONTROL.match(str(r["query"]))

@@ -126,6 +126,11 @@ def table(fidelity: Fidelity, *, judged_only: bool) -> Table:
                 else ""
             )
             + (
+                f", {fidelity.thresholds['misses_ratio']:g}x of the blocks read into shared buffers"
+                if "misses_ratio" in fidelity.thresholds
+                else ""
+            )
+            + (
                 f"; statements under {fidelity.thresholds['judged_share']:.0%} of the source's "
                 "time left out here"
                 if judged_only
