@@ -7,11 +7,14 @@ from pathlib import Path
 import pytest
 
 from pgopt.ab.lab import ab_lab
+from pgopt.ab.replayed import DEFAULT_CLIENTS, as_the_source_ran
 from pgopt.ab.source import without_foreign_column_options
-from pgopt.ab.spec import AbFlags, read_spec
+from pgopt.ab.spec import AbFlags, AbSpec, Variant, read_spec
 from pgopt.cli import main
 from pgopt.errors import LabError
 from pgopt.pgbench.command import ScriptRef
+from pgopt.replay.catalog import SourceWorkload
+from pgopt.replay.synthesize import Synthesis
 
 AB = """\
 title = "orders: an index"
@@ -169,3 +172,29 @@ def test_junit_without_a_gate_is_refused(folder: Path, capsys: pytest.CaptureFix
     (folder / "ab.toml").write_text(AB.replace("[gate]\nfail_on_regression = 5\n", ""))
     assert main(["ab", str(folder), "--junit", str(folder / "j.xml"), "--dry-run"]) == 2
     assert "--junit goes with" in capsys.readouterr().err
+
+
+def test_a_replay_gives_each_of_its_clients_a_pgbench_thread(tmp_path: Path) -> None:
+    """An application's sessions send their statements each on its own: the replay runs
+    as many pgbench threads as clients (the source's, the user's --clients, or the
+    default), where a lab's default of two threads would batch four clients' commits."""
+    (tmp_path / "w.sql").write_text("select 1;\n")
+    spec = AbSpec(
+        title="t",
+        setup=(),
+        scripts=(ScriptRef(tmp_path / "w.sql", weight=1),),
+        a=Variant(title="A"),
+        b=Variant(title="B"),
+        run={},
+    )
+    watched = Synthesis(
+        blocks=(), scripts=(), skipped=(), chosen_share=1.0, capped=False, cover=0.9,
+        workload=SourceWorkload(4.0, 4, "prepared"),
+    )  # fmt: skip
+    ran = as_the_source_ran(spec, watched, None)
+    assert ran.run == {"clients": 4, "threads": 4} and ran.a.mode == "prepared"
+    lab = ab_lab(ran, tmp_path / "lab")
+    assert (lab.defaults.clients, lab.defaults.threads) == (4, 4)
+    assert as_the_source_ran(spec, watched, 3).run["threads"] == 3  # --clients 3
+    unknown = replace(watched, workload=SourceWorkload())
+    assert as_the_source_ran(spec, unknown, None).run == {"threads": DEFAULT_CLIENTS}
