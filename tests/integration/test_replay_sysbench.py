@@ -145,6 +145,8 @@ def test_sysbench_is_replayed_faithfully_with_every_write(
         assert row["replay_calls"] > 0 and row["within"], row
     # as sysbench ran them: its transactions, its clients, its protocol
     assert fidelity["source_clients"] == fidelity["replay_clients"] == THREADS
+    # ... each on a pgbench thread of its own, as sysbench's threads each run one
+    assert {s["cpu"]["client_threads"] for s in result["steps"]} == {THREADS}
     per_commit = fidelity["source_statements_per_commit"]
     assert 3 < per_commit < 6
     assert 1 / 1.5 <= fidelity["replay_statements_per_commit"] / per_commit <= 1.5
