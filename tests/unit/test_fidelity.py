@@ -123,6 +123,14 @@ def test_a_replay_that_misses_the_cache_where_the_source_hits_is_not_faithful() 
     statements[1] |= {"shared_blks_hit": 8700, "shared_blks_read": 300}  # 0.3 a call
     warm = replace(missing, stats={**(missing.stats or {}), "statements": statements})
     assert assess(spec(), [warm]).verdict == "faithful"
+    # a range reading 900 blocks a call that misses 0.7 of them (0.08%) costs next to
+    # nothing more: under 1% of the source's blocks a call, it is not judged
+    wide = (replace(SOURCE[0], blocks=900_000), *SOURCE[1:])
+    statements[0] |= {"shared_blks_hit": 899_300, "shared_blks_read": 700}
+    statements[1] |= {"shared_blks_hit": 9000, "shared_blks_read": 0}
+    cold = replace(missing, stats={**(missing.stats or {}), "statements": statements})
+    q01 = assess(spec(statements=wide), [cold]).statements[0]
+    assert q01.replay_blocks_read == 0.7 and q01.within, q01.why
 
 
 def test_runs_without_the_replays_statements_are_unfaithful() -> None:
