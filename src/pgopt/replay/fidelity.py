@@ -16,10 +16,10 @@ The verdict, by the thresholds in THRESHOLDS (each in the report beside it):
   shared buffers (the cache's misses: a replay that touches more of the data than
   the source's clients do, or a server with less memory, misses where the source
   hits; or less than 0.5 apart, or 1% of the source's blocks a call), statements per
-  commit within
-  1.5x of the source's, the source's clients and protocol matched; the transaction
-  shape and the clients known (a watch that saw work, what the source keeps since a
-  reset, a log capture; the clients also from --clients), never assumed;
+  commit within 1.5x of the source's, the source's clients and protocol matched;
+  the transaction shape and the clients known (a watch that saw work, what the
+  source keeps since a reset, a log capture; the clients also from --clients),
+  never assumed;
 - partial: at least half of the source's time replayed by statements within those
   bounds;
 - unfaithful: less.
