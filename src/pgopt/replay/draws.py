@@ -15,7 +15,12 @@ makes (the workload's README repeats it):
   whatever the clients, runs and rounds;
 - a number combined with a column (`k = k + $2`, `Assumed`): drawn from a stated
   range, no data holds it;
-- LIMIT and OFFSET (`Fixed`): the source's rows per call where it fills the limit.
+- LIMIT and OFFSET (`Fixed`): the source's rows per call where it fills the limit;
+- an array of a column's values (`ArrayOf`: `= ANY($1)`, an ORM's UNNEST insert):
+  as many draws of the column's rule as the source's rows a call tell;
+- from a log capture, the parameters that go together (arrays of one insert, or
+  one no column holds) as one captured call's values (`FromCalls`): the arrays of
+  one UNNEST keep one length.
 
 Each draw renders as pgbench lines (`render`: `\\set` for numbers, a CASE in the
 statement for other types) and samples in Python (`sample`) the same way, which
@@ -92,7 +97,24 @@ class Reuse:
     variable: str
 
 
-Draw = FromPool | RangeDraw | NewKey | Assumed | Fixed | Reuse
+@dataclass(frozen=True)
+class ArrayOf:
+    """An array of `length` values, each drawn by `element`."""
+
+    element: FromPool | NewKey
+    length: int
+
+
+@dataclass(frozen=True)
+class FromCalls:
+    """The value $n had in each of a capture's calls (None: NULL), the call drawn
+    uniformly by `$selector`'s draw, so that the parameters of one call go together."""
+
+    values: tuple[str | None, ...]
+    selector: int
+
+
+Draw = FromPool | RangeDraw | NewKey | Assumed | Fixed | Reuse | ArrayOf | FromCalls
 
 
 def pool_from_stats(
@@ -242,6 +264,18 @@ def render(n: int | str, draw: Draw) -> tuple[list[str], str]:
         return [], f":{draw.variable}"
     if isinstance(draw, Assumed):
         return [f"\\set pgopt_p{n} random({draw.low}, {draw.high})"], f":pgopt_p{n}"
+    if isinstance(draw, ArrayOf):
+        lines, items = [], []
+        for i in range(1, draw.length + 1):
+            drawn, value = render(f"{n}_{i}", draw.element)
+            lines += drawn
+            items.append(value)
+        return lines, f"ARRAY[{', '.join(items)}]"
+    if isinstance(draw, FromCalls):
+        lines = [f"\\set pgopt_c{n} random(1, {len(draw.values)})"] if draw.selector == n else []
+        literals = ["NULL" if v is None else _quote(v) for v in draw.values]
+        cuts = list(range(1, len(literals) + 1))
+        return lines, f"({_case(f':pgopt_c{draw.selector}', literals, cuts)})"
     if isinstance(draw, NewKey):
         if draw.sequence is None:
             return [], "gen_random_uuid()"
@@ -272,6 +306,10 @@ def sample(draw: Draw, rng: random.Random) -> tuple[Any, Any]:
         return rng.randint(draw.low, draw.high), None
     if isinstance(draw, NewKey | Reuse):
         raise ValueError("a new key comes from the server, a reused one from another draw")
+    if isinstance(draw, ArrayOf):
+        return [sample(draw.element, rng)[0] for _ in range(draw.length)], None
+    if isinstance(draw, FromCalls):
+        raise ValueError("a captured call's values are drawn with the call, by its selector")
     arms = _arms(draw.pool)
     cuts = _cuts([w for _, w in arms])
     r = rng.randint(1, DRAW)

@@ -1,6 +1,9 @@
 """What each parameter ($1, $2, ...) of a normalized statement stands for, read from
 its parse tree (pglast), scope by scope: the column on the other side of `=`, `<`,
-`IN (...)`, `LIKE` (or a function of one, `lower(email) = $1`), the column an
+`IN (...)`, `LIKE` (or a function of one, `lower(email) = $1`; or the same
+function on both sides, `UPPER(email::text) = UPPER($1)`, where a value of the
+column is what to send), an array of the column's values (`id = ANY($1)`, an
+INSERT's `SELECT * FROM UNNEST($1::int[], ...)`), the column an
 INSERT or UPDATE writes it into, LIMIT or OFFSET; two that bound one column from
 both sides form a `ColumnRange`; one combined with a column in arithmetic is an
 `Operand`, which no data holds. replay/replayable.py tells, from these, whether the
@@ -53,6 +56,7 @@ class ColumnUse:
     # compared with a function of the column (`lower(email) = $1`): the function, with
     # `{}` where the column was, so the replay sends it of a value of the column
     applied: str | None = None
+    array: bool = False  # $n is an array of the column's values (`= ANY($1)`, UNNEST)
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,17 @@ def _param(node: Any) -> int | None:
     return int(node.number or 0) if isinstance(node, ast.ParamRef) else None
 
 
+def _param_under_function(node: Any) -> int | None:
+    """$n as the only thing a function call reads (`UPPER($1)`, `lower($1::text)`)."""
+    if not isinstance(node, ast.FuncCall) or node.agg_star or node.over is not None:
+        return None
+    inside = list(walk(node.args or ()))
+    params = [n for n in inside if isinstance(n, ast.ParamRef)]
+    if len(params) != 1 or any(isinstance(n, ast.ColumnRef) for n in inside):
+        return None
+    return int(params[0].number or 0)
+
+
 def _column(node: Any) -> tuple[str, ...] | None:
     while isinstance(node, ast.TypeCast):
         node = node.arg
@@ -108,6 +123,34 @@ def _compares(expr: Any) -> bool:
         return True
     op = expr.name[-1].sval if expr.name and isinstance(expr.name[-1], ast.String) else None
     return expr.kind == A_Expr_Kind.AEXPR_OP and op in COMPARISONS
+
+
+def _function_name(call: Any) -> str | None:
+    last = (call.funcname or (None,))[-1]
+    return str(last.sval) if isinstance(last, ast.String) else None
+
+
+def _any_of(expr: Any) -> bool:
+    """`column = ANY($1)`: the column compared with each value of an array."""
+    return expr.kind == A_Expr_Kind.AEXPR_OP_ANY and _operator(expr) in COMPARISONS
+
+
+def _unnested(source: Any) -> list[Any]:
+    """The arguments of an INSERT's `SELECT * FROM UNNEST(a, b, ...)` (how an ORM
+    inserts many rows in one statement: one array a column), else none."""
+    if not isinstance(source, ast.SelectStmt) or source.valuesLists:
+        return []
+    targets = source.targetList or ()
+    star = len(targets) == 1 and isinstance(targets[0].val, ast.ColumnRef)
+    star = star and isinstance((targets[0].val.fields or (None,))[-1], ast.A_Star)
+    ranges = source.fromClause or ()
+    if not star or len(ranges) != 1 or not isinstance(ranges[0], ast.RangeFunction):
+        return []
+    functions = ranges[0].functions or ()
+    call: Any = functions[0][0] if len(functions) == 1 else None
+    if not isinstance(call, ast.FuncCall) or _function_name(call) != "unnest":
+        return []
+    return list(call.args or ())
 
 
 Scope = tuple[dict[str, Table], ...]  # innermost first: alias or name -> table
@@ -132,6 +175,11 @@ class Binder:
         if isinstance(node, REPLAYABLE):
             scope = (self._range(node), *outer)
             self._statement(node, scope)
+        elif isinstance(node, ast.A_Expr) and _any_of(node):
+            use = self._resolve(_column(node.lexpr), scope)
+            n = _param(node.rexpr)
+            if use is not None and n is not None:
+                self.params.setdefault(n, ColumnUse(use.table, use.column, array=True))
         elif isinstance(node, ast.A_Expr) and _compares(node):
             self._comparison(node, scope)
             if node.kind == A_Expr_Kind.AEXPR_BETWEEN:
@@ -178,6 +226,10 @@ class Binder:
                     n = _param(value)
                     if n is not None and position < len(names):
                         self.params[n] = ColumnUse(table, names[position], written=True)
+            for position, value in enumerate(_unnested(source)):
+                n = _param(value)
+                if n is not None and position < len(names):
+                    self.params[n] = ColumnUse(table, names[position], written=True, array=True)
         elif isinstance(stmt, ast.UpdateStmt):
             table = table_of(stmt.relation)
             for target in stmt.targetList or ():
@@ -197,6 +249,10 @@ class Binder:
                 n = _param(other)
                 if n is not None:
                     self.params.setdefault(n, use)
+                    continue
+                n = _param_under_function(other)
+                if n is not None:  # UPPER(email) = UPPER($1): send a value of email
+                    self.params.setdefault(n, ColumnUse(use.table, use.column))
 
     def _applied(self, node: Any, scope: Scope) -> ColumnUse | None:
         """`lower(email)`: a function of one column and constants, as a ColumnUse of

@@ -13,15 +13,18 @@ from .catalog import Catalog, SourceStatement
 from .draws import (
     ASSUMED,
     INTEGER_TYPES,
+    ArrayOf,
     Assumed,
     Draw,
     Fixed,
+    FromCalls,
     FromPool,
     NewKey,
     Pool,
     RangeDraw,
     Reuse,
     pool_from_values,
+    rows_per_value,
 )
 from .param_binding import ColumnUse, Operand, Table
 from .replayable import shape_of
@@ -32,6 +35,8 @@ DEFAULT_ROWS = 10  # a range's rows per call, when nothing says more
 INDEX_BLOCKS = 3  # blocks a call spends descending an index, not reading the range
 SCANNED = 0.5  # blocks a call of at least this share of the table's pages: a full scan
 WRITTEN = 8  # values drawn for a written column that no statement compares
+MAX_ARRAY = 100  # values in an array parameter drawn from the data
+CAPTURED_CALLS = 100  # captured calls whose values are drawn together, at most
 
 
 @dataclass(frozen=True)
@@ -121,6 +126,7 @@ def draws_of(
     for n, (variable, why) in (reuse or {}).items():
         draws[n], notes[n] = Reuse(variable), why
     if captured:
+        _together(candidate, catalog, captured, draws, notes)
         _captured(candidate, catalog, captured, draws, notes)
     for span in candidate.shape.spans:
         if span.low in draws:
@@ -150,6 +156,8 @@ def draws_of(
                 f"combined with {use.table.name}.{use.column} ({use.operator}): no value is "
                 f"kept; assumed {ASSUMED[0]} to {ASSUMED[1]}"
             )
+        elif use.array:
+            draws[n], notes[n] = _array(use, candidate, catalog, pools, keys)
         elif new_key(use, catalog):
             draws[n], notes[n] = _key(use, catalog, keys)
         else:
@@ -165,6 +173,70 @@ def draws_of(
                 note += f", {WRITTEN} of them (what is written, not compared)"
             draws[n], notes[n] = FromPool(pool, column.type), note
     return draws, notes
+
+
+def _array(
+    use: ColumnUse,
+    candidate: Candidate,
+    catalog: Catalog,
+    pools: dict[tuple[str, str, str], Pool],
+    keys: dict[str, Key],
+) -> tuple[Draw, str]:
+    """An array of the column's values: as many as the source's calls wrote rows (an
+    INSERT of many rows), or as make a call read its rows (`= ANY($1)`)."""
+    st = candidate.statement
+    element: FromPool | NewKey
+    if new_key(use, catalog):
+        element, note = _key(use, catalog, keys)
+    else:
+        key = catalog.key(use.table)
+        assert key is not None
+        column = catalog.tables[key][use.column]
+        pool = pools[(*key, use.column)]
+        if use.written and column.type not in INTEGER_TYPES and len(pool.values) > WRITTEN:
+            pool = replace(pool, values=_spread(pool.values, WRITTEN))
+        element = FromPool(pool, column.type)
+        note = f"{use.table.name}.{use.column} ({column.type}), from {pool.origin}"
+    if use.written:
+        length = max(1, min(MAX_ARRAY, round(st.rows_per_call)))
+        why = f"{length} a call, as the source's calls wrote {st.rows_per_call:.3g} rows"
+    elif isinstance(element, FromPool) and not candidate.shape.aggregates:
+        per_value = rows_per_value(element.pool)
+        wanted = st.rows_per_call / per_value if per_value > 0 else 1.0
+        length = max(1, min(MAX_ARRAY, round(wanted)))
+        why = f"{length} a call, so that a call reads the source's {st.rows_per_call:.3g} rows"
+    else:
+        length = 10
+        why = "10 a call (assumed: nothing tells how many)"
+    return ArrayOf(element, length), f"an array of {note}: {why}"
+
+
+def _together(
+    candidate: Candidate,
+    catalog: Catalog,
+    captured: list[dict[int, str | None]],
+    draws: dict[int, Draw],
+    notes: dict[int, str],
+) -> None:
+    """The parameters drawn as one captured call had them: the arrays of one
+    statement (an UNNEST's arrays keep one length) and those no column holds."""
+    uses = candidate.shape.params
+    arrays = [n for n, u in uses.items() if isinstance(u, ColumnUse) and u.array]
+    if any(new_key(uses[n], catalog) for n in arrays):  # type: ignore[arg-type]
+        arrays = []  # new keys are made, not captured: these arrays are drawn
+    together = sorted(set(arrays) | set(candidate.shape.unbound))
+    calls = [c for c in captured if all(n in c for n in together)]
+    if not together or not calls:
+        return
+    step = max(1, len(calls) // CAPTURED_CALLS)
+    chosen = calls[::step][:CAPTURED_CALLS]
+    selector = together[0]
+    for n in together:
+        draws[n] = FromCalls(tuple(c.get(n) for c in chosen), selector)
+        notes[n] = (
+            f"as one of {len(chosen)} calls the log capture holds (of {len(captured):,}), "
+            f"drawn with the call by ${selector}'s draw"
+        )
 
 
 def _captured(
@@ -196,7 +268,7 @@ def _captured(
     for n, use in sorted(candidate.shape.params.items()):
         if n in draws or n in spans:
             continue
-        if isinstance(use, ColumnUse) and new_key(use, catalog):
+        if isinstance(use, ColumnUse) and (new_key(use, catalog) or use.array):
             continue
         values = [v for c in captured if (v := c.get(n)) is not None]
         if not values:
@@ -228,7 +300,7 @@ def _limit(use: str, candidate: Candidate) -> tuple[Draw, str]:
     return Fixed(10), "LIMIT 10 (assumed: no value is kept)"
 
 
-def _key(use: ColumnUse, catalog: Catalog, keys: dict[str, Key]) -> tuple[Draw, str]:
+def _key(use: ColumnUse, catalog: Catalog, keys: dict[str, Key]) -> tuple[NewKey, str]:
     key = catalog.key(use.table)
     assert key is not None
     column = catalog.tables[key][use.column]

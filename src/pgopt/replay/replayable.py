@@ -2,8 +2,9 @@
 PostgreSQL's own parser (pglast): one SELECT, INSERT, UPDATE or DELETE (no DDL,
 utility or session state), touching no system catalog, calling nothing with side
 effects outside the database, and every parameter bound to what it stands for
-(replay/param_binding.py: a column, a function of one, a span, an operand, LIMIT or
-OFFSET). Otherwise `Shape.refusal` says why. Pure: no server.
+(replay/param_binding.py: a column, a function of one, an array of its values, a
+span, an operand, LIMIT or OFFSET), or, from a log capture, given by the capture
+(`Shape.unbound`). Otherwise `Shape.refusal` says why. Pure: no server.
 """
 
 from __future__ import annotations
@@ -54,6 +55,9 @@ class Shape:
     refusal: str | None = None  # why it cannot be replayed
     spans: tuple[ColumnRange, ...] = ()
     aggregates: bool = False  # its result is not the rows it reads (sum, count, group by)
+    # parameters bound to nothing a column holds: replayable only with the values a
+    # log capture holds for them (the refusal says so otherwise)
+    unbound: tuple[int, ...] = ()
 
 
 def shape_of(query: str, columns_of: Any) -> Shape:
@@ -92,6 +96,8 @@ def shape_of(query: str, columns_of: Any) -> Shape:
             tables,
             refusal=f"${unbound[0]} is not compared with a column: no data to draw it from",
             spans=spans,
+            aggregates=_aggregates(stmt),
+            unbound=tuple(unbound),
         )
     return Shape(kind, finder.params, tables, spans=spans, aggregates=_aggregates(stmt))
 

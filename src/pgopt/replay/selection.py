@@ -3,12 +3,13 @@
 whatever its share: a change to a table (an index, a fillfactor, a WAL setting) is
 measured only where its writes are replayed. A statement that cannot be replayed
 safely (replayable.Shape.refusal) is skipped with its reason, and a skipped write
-is said apart."""
+is said apart; one whose only fault is a parameter bound to no column is taken
+when a log capture holds its values (`captured`)."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .catalog import Catalog, SourceStatement
 from .draws import INTEGER_TYPES
@@ -52,9 +53,15 @@ def _writes(query: str) -> bool:
     return WRITES.match(query) is not None
 
 
-def select(statements: list[SourceStatement], catalog: Catalog, cover: float = COVER) -> Selection:
+def select(
+    statements: list[SourceStatement],
+    catalog: Catalog,
+    cover: float = COVER,
+    captured: frozenset[str] = frozenset(),
+) -> Selection:
     """The statements that make up `cover` of the execution time and every write,
-    replayable or not."""
+    replayable or not; `captured`: the queryids whose calls' values a log capture
+    holds, so that a parameter no column holds is sent as captured."""
     ordered = sorted(statements, key=lambda s: s.total_ms, reverse=True)
     total = sum(s.total_ms for s in ordered) or 1.0
     candidates: list[Candidate] = []
@@ -66,6 +73,8 @@ def select(statements: list[SourceStatement], catalog: Catalog, cover: float = C
             continue
         share += own
         shape = shape_of(statement.query, catalog.column_names)
+        if shape.unbound and statement.queryid in captured:
+            shape = replace(shape, refusal=None)
         reason = shape.refusal or _refusal(shape, catalog)
         if reason:
             skipped.append(Skipped(statement, own, reason))

@@ -120,7 +120,8 @@ def _synthesize(
             if naming:
                 statements = [s for s in statements if _names(s.query, naming)]
             catalog = _catalog(conn)
-            selection = select(statements, catalog, cover)
+            captured = frozenset(capture.values) if capture is not None else frozenset()
+            selection = select(statements, catalog, cover, captured)
             catalog = _with_largest(conn, selection, catalog)
             pools = _pools(conn, selection, catalog)
     except psycopg.Error as e:

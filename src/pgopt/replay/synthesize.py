@@ -72,6 +72,12 @@ def synthesize(
             why = "not run while the log was captured"
             skipped.append(Skipped(candidate.statement, candidate.time_share, why))
             continue
+        unbound = candidate.shape.unbound
+        calls = capture.values.get(candidate.statement.queryid, []) if capture else []
+        if unbound and not any(all(n in c for n in unbound) for c in calls):
+            why = f"${unbound[0]} is compared with no column, and no captured call holds it"
+            skipped.append(Skipped(candidate.statement, candidate.time_share, why))
+            continue
         empty = _empty_column(candidate.shape, catalog, pools)
         if empty:
             skipped.append(
