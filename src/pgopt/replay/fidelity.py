@@ -126,8 +126,9 @@ def _statement(source: SourceFigures, replay: _Totals | None) -> StatementFideli
     if s_blocks > 0 and not _within(r_read, s_read, THRESHOLDS["misses_ratio"], misses_floor):
         why.append(
             f"{r_read:.3g} blocks a call read into shared buffers against the source's "
-            f"{s_read:.3g} (the replay's cache misses differ: it touches more or less of "
-            "the data than the source's clients, or its server has other memory)"
+            f"{s_read:.3g} (the replay's cache misses differ: its values touch more or "
+            "less of the data than the source's clients ask for, which only a log capture "
+            "(--source-log) holds; or its server has other memory)"
         )
     return StatementFidelity(
         source.name, source.query, source.share, source.calls, s_rows, s_ms, s_blocks,
