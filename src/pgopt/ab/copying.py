@@ -138,6 +138,8 @@ def _logical(
             f"({columns} columns): PostgreSQL does not define it",
             highlight=False,
         )
+    for relation, why in copied.relations_left_out.items():
+        err.print(f"pgopt: note: {relation} left out of the copy: {why}", highlight=False)
     for table, (rows, sampled) in copied.sampled.items():
         if sampled:
             err.print(f"pgopt: sampled {table}: {plural(rows, 'row')} copied", highlight=False)

@@ -9,8 +9,10 @@ rows, indexes and constraints as a directory-format archive written by `pg_dump
 privileges: the copy belongs to pgopt's user. pg_dump writes nothing to the
 source.
 `--table` patterns narrow the copy to the tables a workload needs (pg_dump's
-own pattern syntax; a table's indexes and constraints come with it); `--sample
-PCT` copies a sample of the big tables' rows (ab/sample.py).
+own pattern syntax; a table's indexes and constraints come with it), with what
+PostgreSQL needs beside them (ab/relations.py: a partitioned table's partitions,
+a view's tables, ...; what cannot be copied left out, and said); `--sample PCT`
+copies a sample of the big tables' rows (ab/sample.py).
 
 Column options that PostgreSQL does not define (a patched or extended source
 server may carry its own, such as `pg_attver`) are left out of the copy, and
@@ -28,6 +30,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import psycopg
 
@@ -37,6 +40,7 @@ from ..errors import UsageError, first_line
 from ..psql import Psql
 from ..redact import redact_dsn
 from ..servers import read_only
+from .relations import CopyList, copy_list, read_relations
 from .sample import write_sampled
 
 COLUMN_OPTIONS = frozenset({"n_distinct", "n_distinct_inherited"})  # ALTER COLUMN ... SET (...)
@@ -48,6 +52,7 @@ class SourceCopy:
     setup: tuple[Path, ...]  # the copy as setup files: SQL scripts, an archive folder
     left_out: dict[str, int]  # column options not copied, and how many columns had each
     sampled: dict[str, tuple[int, bool]] = field(default_factory=dict)  # table: rows, sampled
+    relations_left_out: dict[str, str] = field(default_factory=dict)  # relation: why
 
 
 def dump_source(
@@ -63,12 +68,14 @@ def dump_source(
     if sample is not None:
         return _sampled(binaries, dsn, tables, into, sample)
     schema, rows = into / "source-schema.sql", into / "source-data"
-    with exported_snapshot(dsn) as snapshot:
-        _pg_dump(binaries, dsn, tables, ["--format=plain", "--section=pre-data"], schema, snapshot)
+    with exported_snapshot(dsn) as (snapshot, conn):
+        listed = _copy_list(conn, tables)
+        names = listed.tables
+        _pg_dump(binaries, dsn, names, ["--format=plain", "--section=pre-data"], schema, snapshot)
         _pg_dump(
             binaries,
             dsn,
-            tables,
+            names,
             [
                 "--format=directory",
                 f"--jobs={machine.cpu_count()}",
@@ -79,40 +86,61 @@ def dump_source(
             rows,
             snapshot,
         )
-    _check_tables(tables, schema.read_text())
+    text = schema.read_text()
+    _check_tables(tables, text)
+    schema.write_text(listed.schemas_sql() + text)
     fitted = _fit(schema)
-    return SourceCopy((schema, rows), fitted.left_out)
+    return SourceCopy((schema, rows), fitted.left_out, relations_left_out=listed.left_out)
 
 
 @contextmanager
-def exported_snapshot(dsn: str) -> Iterator[str]:
+def exported_snapshot(dsn: str) -> Iterator[tuple[str, psycopg.Connection[Any]]]:
     """A snapshot of the source that both pg_dumps read, held by a read-only session
     of pgopt's until they are done (servers/read_only.py's, without its statement
-    timeout: the transaction stays open as long as the dumps take)."""
+    timeout: the transaction stays open as long as the dumps take); and that session,
+    in it."""
     try:
         with read_only.connect(dsn, "ab", autocommit=False, copying=True) as conn:
             conn.execute("begin isolation level repeatable read read only")
             row = conn.execute("select pg_export_snapshot()").fetchone()
             assert row is not None
-            yield str(row[0])
+            yield str(row[0]), conn
             conn.rollback()
     except psycopg.Error as e:
         raise UsageError(f"copying {redact_dsn(dsn)}: {first_line(e)}") from e
 
 
+def _copy_list(conn: psycopg.Connection[Any], tables: tuple[str, ...]) -> CopyList:
+    """What `--table` copies: the whole database without one; else the relations and
+    what they need (ab/relations.py), an error when every one is left out."""
+    if not tables:
+        return CopyList(())
+    listed = copy_list(tables, read_relations(conn, tables))
+    if not listed.tables:
+        reasons = "; ".join(f"{name}: {why}" for name, why in listed.left_out.items())
+        raise UsageError(f"--table {', '.join(tables)}: nothing can be copied ({reasons})")
+    return listed
+
+
 def _sampled(
     binaries: PgBinaries, dsn: str, tables: tuple[str, ...], into: Path, sample: float
 ) -> SourceCopy:
+    try:
+        with read_only.connect(dsn, "ab") as conn:
+            listed = _copy_list(conn, tables)
+    except psycopg.Error as e:
+        raise UsageError(f"copying {redact_dsn(dsn)}: {first_line(e)}") from e
     texts = []
     for section in ("pre-data", "post-data"):
         path = into / f"source-{section}.sql"
-        _pg_dump(binaries, dsn, tables, ["--format=plain", f"--section={section}"], path, None)
+        args = ["--format=plain", f"--section={section}"]
+        _pg_dump(binaries, dsn, listed.tables, args, path, None)
         texts.append(path.read_text())
     _check_tables(tables, texts[0])
     script = into / "source.sql"
-    sampled = write_sampled(texts[0], texts[1], dsn, sample, script)
+    sampled = write_sampled(listed.schemas_sql() + texts[0], texts[1], dsn, sample, script)
     copy = _fit(script)
-    return SourceCopy(copy.setup, copy.left_out, sampled)
+    return SourceCopy(copy.setup, copy.left_out, sampled, listed.left_out)
 
 
 def _pg_dump(
@@ -141,8 +169,12 @@ def _pg_dump(
     )
 
 
+# what pg_dump writes for a relation --table matches
+_RELATIONS = ("TABLE", "UNLOGGED TABLE", "SEQUENCE", "VIEW", "MATERIALIZED VIEW")
+
+
 def _check_tables(tables: tuple[str, ...], schema: str) -> None:
-    if tables and not any(f"CREATE {kind}" in schema for kind in ("TABLE", "SEQUENCE")):
+    if tables and not any(f"CREATE {kind} " in schema for kind in _RELATIONS):
         raise UsageError(f"--table {', '.join(tables)}: no table of the source matches")
 
 

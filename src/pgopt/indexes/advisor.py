@@ -1,6 +1,7 @@
 """`missing-index`: the index advisor's run (I/O): the statements and their generic
-plans read from the live server (read-only), candidates from the plans' scans,
-each checked on a throwaway copy with a real index, and the set chosen for the
+plans read from the live server (read-only), candidates from the plans' scans (a
+partition's on its partitioned table), each checked on a throwaway copy with a
+real index (what cannot be copied left out, and said), and the set chosen for the
 whole workload with its writes (indexes/selection.py); and the rule within `pgopt
 advise`: its statements (a `--queries` file, checked before anything is read, or
 pg_stat_statements), its findings and `indexes` section in advice.json, the chosen
@@ -9,22 +10,27 @@ indexes as indexes.sql."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from pglast.parser import ParseError
+
+from ..ab.relations import CopyList
 from ..binaries import PgBinaries, find_binaries
 from ..consoles import err
 from ..errors import UsageError
 from ..redact import redact_dsn
 from ..report.fmt import format_bytes
 from ..servers import read_only
+from ..sqltree import relations_named, split_qualified
 from ..store import write_atomic
 from ..words import plural
 from .candidates import Candidate, candidates_for
 from .copy_check import check_on_copy
 from .live import read_workload, relations
 from .outcome import RULE, IndexAdvice, findings, section, sql_script
-from .scans import scans_of
+from .scans import Scan, scans_of
 from .selection import choose, weigh
 from .workload import Statement, from_file
 
@@ -46,6 +52,7 @@ def advise_indexes(
         cover=cover if queries is None else None,
         refused=dict(reading.refused),
         tables=reading.tables,
+        left_out=dict(reading.copy.left_out),
     )
     say(
         f"missing-index: {plural(len(reading.plans), 'statement')} planned"
@@ -54,7 +61,7 @@ def advise_indexes(
     by_identity: dict[tuple[Any, ...], Candidate] = {}
     # which statements each one serves is the copy's planner's to say (copy_check.py)
     for plan in reading.plans.values():
-        for scan in scans_of(plan):
+        for scan in (on_root(s, reading.roots) for s in scans_of(plan)):
             table = reading.tables.get(scan.qualified)
             if table is None:
                 continue
@@ -68,17 +75,28 @@ def advise_indexes(
     if not advice.candidates:
         advice.planner = "no candidate: nothing was copied"
         return advice
-    tables = sorted({t for p in reading.plans.values() for t in relations(p)})
+    if not reading.copy.tables:
+        advice.planner = "nothing could be copied: " + "; ".join(
+            f"{name}: {why}" for name, why in advice.left_out.items()
+        )
+        return advice
+    tables = sorted({reading.roots.get(t, t) for p in reading.plans.values() for t in relations(p)})
     size = sum(reading.tables[t].pages for t in tables if t in reading.tables) * 8192
+    for name, why in advice.left_out.items():
+        say(f"missing-index: {name} left out of the copy: {why}")
     say(
         f"missing-index: checking {plural(len(advice.candidates), 'candidate')} on a copy of "
         f"{plural(len(tables), 'table')} (about {format_bytes(size)}) from {redact_dsn(dsn)}"
     )
-    check = check_on_copy(binaries, dsn, tables, list(reading.statements), advice.candidates, say)
+    check = check_on_copy(
+        binaries, dsn, list(reading.copy.tables), list(reading.statements), advice.candidates,
+        say, roots=reading.roots,
+    )  # fmt: skip
+    advice.left_out.update(check.left_out)
     advice.base_plans, advice.plans_with = check.base_plans, check.plans_with
     advice.failed, advice.copy_s = check.failed, check.copy_s
     for sid, why in check.refused.items():
-        advice.refused.setdefault(sid, why)
+        advice.refused.setdefault(sid, _left_out(advice.statement(sid), reading.copy) or why)
     advice.planner = (
         f"checked by PostgreSQL {check.version}'s planner on a copy of "
         f"{plural(len(tables), 'table')} with real indexes"
@@ -90,6 +108,30 @@ def advise_indexes(
     ]
     advice.choice = choose(weighed, sum(s.total_ms for s in reading.statements))
     return advice
+
+
+def _left_out(statement: Statement, copy: CopyList) -> str | None:
+    """Why `statement` could not be planned on the copy when it names a relation the
+    copy left out."""
+    try:
+        names = relations_named(statement.query)
+    except ParseError:
+        return None
+    for name in names:
+        why = copy.why_not(name)
+        if why is not None:
+            return f"reads {copy.named.get(name, name)}, left out of the copy: {why}"
+    return None
+
+
+def on_root(scan: Scan, roots: dict[str, str]) -> Scan:
+    """A partition's scan as one of its partitioned table, where an index is made for
+    every partition; any other scan as it is."""
+    root = roots.get(scan.qualified)
+    if root is None:
+        return scan
+    schema, table = split_qualified(root)
+    return replace(scan, schema=schema, table=table)
 
 
 SERVER_PROGRAMS = ("initdb", "postgres", "psql", "pg_dump", "pg_restore")

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..sqltree import quote_ident, split_qualified
 from .scans import Key, Scan
 
 PAGE = 8192
@@ -25,7 +26,7 @@ class ExistingIndex:
     name: str
     table: str  # schema.name
     keys: tuple[Key, ...]
-    include: tuple[str, ...] = ()
+    include: tuple[str, ...] = ()  # column names, unquoted
     predicate: str | None = None
     method: str = "btree"
     valid: bool = True
@@ -41,7 +42,7 @@ class ColumnStats:
 class TableFacts:
     """One table as the advisor needs it, read from the live server."""
 
-    name: str  # schema.name
+    name: str  # schema.name, each part as quote_ident writes it
     rows: float
     pages: int
     columns: dict[str, ColumnStats] = field(default_factory=dict)
@@ -62,9 +63,9 @@ class TableFacts:
 
 @dataclass(frozen=True)
 class Candidate:
-    table: str  # schema.name
+    table: str  # schema.name, each part as quote_ident writes it
     keys: tuple[Key, ...]
-    include: tuple[str, ...] = ()
+    include: tuple[str, ...] = ()  # column names, unquoted
     predicate: str | None = None
     method: str = "btree"
     opclass: str | None = None  # gin_trgm_ops
@@ -82,8 +83,9 @@ class Candidate:
         return tuple(out)
 
     def name(self) -> str:
-        """A name as PostgreSQL would make it: table_columns_idx, at most 63 bytes."""
-        table = self.table.rpartition(".")[2]
+        """A name as PostgreSQL would make it: table_columns_idx, at most 63 bytes
+        (unquoted: quote_ident it in SQL)."""
+        table = split_qualified(self.table)[1]
         parts = ["_".join(k.columns) for k in self.keys]
         suffix = "trgm_idx" if self.opclass else ("part_idx" if self.predicate else "idx")
         if self.include:
@@ -101,14 +103,14 @@ class Candidate:
             keys.append(text + (" DESC" if k.desc else ""))
         out = f"USING {self.method} ({', '.join(keys)})"
         if self.include:
-            out += f" INCLUDE ({', '.join(self.include)})"
+            out += f" INCLUDE ({', '.join(quote_ident(c) for c in self.include)})"
         if self.predicate:
             out += f" WHERE {self.predicate}"
         return out
 
     def ddl(self, *, concurrently: bool = True) -> str:
         how = "CONCURRENTLY " if concurrently else ""
-        return f"CREATE INDEX {how}{self.name()} ON {self.table} {self.definition()};"
+        return f"CREATE INDEX {how}{quote_ident(self.name())} ON {self.table} {self.definition()};"
 
 
 @dataclass(frozen=True)
@@ -141,7 +143,7 @@ def candidates_for(
             made.append(Candidate(scan.qualified, tuple(keys), tuple(include)))
     elif scan.constants:
         columns = list(dict.fromkeys(scan.constant_columns))
-        made.append(Candidate(scan.qualified, tuple(Key(c, (c,)) for c in columns)))
+        made.append(Candidate(scan.qualified, tuple(Key(quote_ident(c), (c,)) for c in columns)))
     if trigram:
         for key in scan.like:
             if key.is_column:

@@ -2,7 +2,9 @@
 tables the plans read, copied from the live server with pg_dump (read-only, one
 snapshot) into a server pgopt starts, vacuumed and analyzed; each statement's
 generic plan as is; then each candidate built for real (its size and build time
-measured), the statements on its table planned again, and the index dropped.
+measured), the statements on its table planned again, and the index dropped. On
+a partitioned table the index is made on every partition, each under a name of
+its own: a plan that uses any of them uses the candidate.
 
 A real index is what the planner will see after CREATE INDEX, not HypoPG's
 estimate of one, which is pessimistic by design and cannot be GIN.
@@ -25,6 +27,7 @@ from ..plans.generic import PlanError, generic_plan
 from ..plans.shape import Plan, indexes_used, total_cost
 from ..psql import Psql
 from ..servers.embedded import EmbeddedTarget, default_workdir_base
+from ..sqltree import quote_ident, split_qualified
 from .candidates import Candidate
 from .live import relations
 from .selection import Checked
@@ -40,6 +43,7 @@ class CopyCheck:
     checked: list[Checked] = field(default_factory=list)
     plans_with: dict[str, dict[str, Plan]] = field(default_factory=dict)  # name -> id -> plan
     failed: dict[str, str] = field(default_factory=dict)  # candidate name -> the server's reason
+    left_out: dict[str, str] = field(default_factory=dict)  # relation -> why it is not copied
 
 
 def check_on_copy(
@@ -50,8 +54,10 @@ def check_on_copy(
     candidates: list[Candidate],
     say: Callable[[str], None],
     workdir: Path | None = None,
+    roots: dict[str, str] | None = None,
 ) -> CopyCheck:
-    """Copy `tables`, plan `statements` there, and each candidate built in turn."""
+    """Copy `tables`, plan `statements` there, and each candidate built in turn
+    (`roots`: each partition's partitioned table, where candidates are made)."""
     binaries.require(*CLIENT_PROGRAMS)
     base = workdir or default_workdir_base()
     with tempfile.TemporaryDirectory(prefix="pgopt-index-", dir=base) as folder:
@@ -67,12 +73,13 @@ def check_on_copy(
             with server.connect() as conn:
                 conn.execute("vacuum analyze")
                 check = CopyCheck(server.binaries.version, time.monotonic() - started)
+                check.left_out = dict(copied.relations_left_out)
                 _plan_all(conn, statements, check)
                 if any(c.method == "gin" for c in candidates):
                     conn.execute("create extension if not exists pg_trgm")
                 for i, candidate in enumerate(candidates, start=1):
                     say(f"candidate {i}/{len(candidates)}: {candidate.ddl(concurrently=False)}")
-                    _check_one(conn, candidate, statements, check)
+                    _check_one(conn, candidate, statements, check, roots or {})
     return check
 
 
@@ -89,8 +96,11 @@ def _check_one(
     candidate: Candidate,
     statements: list[Statement],
     check: CopyCheck,
+    roots: dict[str, str],
 ) -> None:
     name = candidate.name()
+    schema = quote_ident(split_qualified(candidate.table)[0])
+    index = f"{schema}.{quote_ident(name)}"
     started = time.monotonic()
     try:
         conn.execute(candidate.ddl(concurrently=False))
@@ -101,26 +111,35 @@ def _check_one(
     try:
         if any(not k.is_column for k in candidate.keys):
             conn.execute(f"analyze {candidate.table}")  # the expression's statistics
-        row = conn.execute("select pg_relation_size(%s::regclass)", (name,)).fetchone()
-        size = int(row[0]) if row else 0
+        size, built = _built(conn, index)
         costs: dict[str, float] = {}
         plans: dict[str, Plan] = {}
         for s in statements:
             before = check.base_plans.get(s.id)
-            if before is None or candidate.table not in relations(before):
+            if before is None or candidate.table not in {
+                roots.get(t, t) for t in relations(before)
+            }:
                 continue
             try:
                 plan = generic_plan(conn, s.query)
             except PlanError:
                 continue
-            if name in indexes_used(plan) or _bare(name) in indexes_used(plan):
+            if built & set(indexes_used(plan)):
                 costs[s.id] = total_cost(plan)
                 plans[s.id] = plan
         check.checked.append(Checked(candidate, name, size, build_s, costs))
         check.plans_with[name] = plans
     finally:
-        conn.execute(f"drop index {candidate.table.rpartition('.')[0]}.{name}")
+        conn.execute(f"drop index {index}")
 
 
-def _bare(name: str) -> str:
-    return name.rpartition(".")[2]
+def _built(conn: psycopg.Connection[Any], index: str) -> tuple[int, set[str]]:
+    """An index's size on disk and its names as plans print them: on a partitioned
+    table, those of every partition's index with it."""
+    rows = conn.execute(
+        "select c.relname, pg_relation_size(c.oid) from pg_class c where c.oid = %(i)s::regclass "
+        "union select c.relname, pg_relation_size(c.oid) from pg_partition_tree(%(i)s::regclass) t "
+        "join pg_class c on c.oid = t.relid",
+        {"i": index},
+    ).fetchall()
+    return sum(int(size) for _name, size in rows), {str(n) for n, _size in rows}

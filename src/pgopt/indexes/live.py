@@ -1,7 +1,10 @@
 """What the index advisor reads from the live server, read-only (advise's session:
 default_transaction_read_only, timeouts, pgopt's application_name): the
 statements (pg_stat_statements, or a `--queries` file), each one's generic plan,
-and the tables its plans read: rows, pages, writes, columns, existing indexes.
+and the tables its plans read: rows, pages, writes, columns, existing indexes; a
+partition as the partitioned table it belongs to; and what a copy of them must
+hold (ab/relations.py: the views and materialized views the statements name, what
+they read; what cannot be copied, left out with why).
 
 A statement is checked before it is sent: it must parse, and every table it names
 must exist and be readable by this role; so a statement pgopt cannot use is said
@@ -16,12 +19,13 @@ from typing import Any
 import psycopg
 from pglast.parser import ParseError
 
+from ..ab.relations import CopyList, copy_list, read_relations
 from ..plans.generic import PlanError, generic_plan, parameter_count
 from ..plans.shape import Plan, nodes
 from ..queries import load
 from ..replay.catalog import SourceStatement
 from ..servers.read_only import dict_rows
-from ..sqltree import tables_read
+from ..sqltree import qualified, relations_named, unquoted
 from .candidates import ColumnStats, ExistingIndex, TableFacts
 from .scans import Key
 from .workload import Statement, chosen
@@ -36,6 +40,8 @@ class LiveReading:
     refused: dict[str, str] = field(default_factory=dict)  # statement id -> why not
     tables: dict[str, TableFacts] = field(default_factory=dict)
     writes_to: dict[str, str] = field(default_factory=dict)  # statement id -> schema.table
+    roots: dict[str, str] = field(default_factory=dict)  # partition -> its partitioned table
+    copy: CopyList = field(default_factory=lambda: CopyList(()))  # what the copy takes
     trigram: bool = False  # pg_trgm is installed in this database
     version_num: int = 0
 
@@ -60,12 +66,20 @@ def read_workload(
                 reason = str(e)
         if reason is not None:
             reading.refused[s.id] = reason
-    names = sorted({t for p in reading.plans.values() for t in relations(p)})
+    read = sorted({t for p in reading.plans.values() for t in relations(p)})
+    reading.roots = {
+        r["name"]: r["root"]
+        for r in dict_rows(conn, load("index_roots", version), {"tables": read})
+    }
+    names = sorted({reading.roots.get(t, t) for t in read})
     for sid, plan in reading.plans.items():
         target = written_table(plan)
         if target is not None:
-            reading.writes_to[sid] = target
+            reading.writes_to[sid] = reading.roots.get(target, target)
     reading.tables = _tables(conn, names)
+    named = [n for s in statements if s.id in reading.plans for n in relations_named(s.query)]
+    wanted = tuple(dict.fromkeys([*names, *named]))
+    reading.copy = copy_list(wanted, read_relations(conn, wanted))
     reading.trigram = bool(
         dict_rows(conn, "select 1 as x from pg_extension where extname = 'pg_trgm'")
     )
@@ -73,11 +87,12 @@ def read_workload(
 
 
 def relations(plan: Plan) -> list[str]:
-    """The user tables a plan reads or writes, schema-qualified."""
+    """The user tables a plan reads or writes, schema-qualified (each part as
+    quote_ident writes it)."""
     out = []
     for _d, node in nodes(plan):
         if "Relation Name" in node and node.get("Schema", "public") not in SYSTEM_SCHEMAS:
-            name = f"{node.get('Schema', 'public')}.{node['Relation Name']}"
+            name = qualified(str(node.get("Schema", "public")), str(node["Relation Name"]))
             if name not in out:
                 out.append(name)
     return out
@@ -85,7 +100,7 @@ def relations(plan: Plan) -> list[str]:
 
 def written_table(plan: Plan) -> str | None:
     if plan.get("Node Type") == "ModifyTable" and "Relation Name" in plan:
-        return f"{plan.get('Schema', 'public')}.{plan['Relation Name']}"
+        return qualified(str(plan.get("Schema", "public")), str(plan["Relation Name"]))
     return None
 
 
@@ -93,7 +108,7 @@ def _refusal(conn: psycopg.Connection[Any], query: str) -> str | None:
     """Why `query` cannot be explained here, found without sending it, or None."""
     try:
         parameter_count(query)
-        names = tables_read(query)
+        names = relations_named(query)
     except ParseError as e:
         return f"does not parse: {e}"
     except PlanError as e:
@@ -147,14 +162,15 @@ def existing_index(row: dict[str, Any]) -> ExistingIndex:
     for i, text in enumerate(row["columns"][:count]):
         expr = str(text)
         bare = expr[1:-1] if expr.startswith("(") and expr.endswith(")") else expr
-        columns = (bare,) if bare.isidentifier() else ()
+        column = unquoted(bare)
+        columns = (column,) if column is not None else ()
         desc = bool(options[i] & 1) if i < len(options) else False
         keys.append(Key(bare, columns, desc))
     return ExistingIndex(
         name=row["name"],
         table=row["table_name"],
         keys=tuple(keys),
-        include=tuple(str(c) for c in row["columns"][count:]),
+        include=tuple(unquoted(str(c)) or str(c) for c in row["columns"][count:]),
         predicate=row["predicate"],
         method=row["method"],
         valid=bool(row["valid"]),

@@ -42,6 +42,7 @@ class IndexAdvice:
     choice: Choice | None = None
     planner: str = ""  # which server checked them, and how the copy was made
     copy_s: float = 0.0
+    left_out: dict[str, str] = field(default_factory=dict)  # relation -> why not copied
 
     def statement(self, sid: str) -> Statement:
         return next(s for s in self.statements if s.id == sid)
@@ -176,6 +177,7 @@ def section(advice: IndexAdvice) -> dict[str, Any]:
         "source": advice.source,
         "planner": advice.planner,
         "copy_s": round(advice.copy_s, 2),
+        **({"left_out": advice.left_out} if advice.left_out else {}),
         "statements": [
             {
                 "id": s.id,

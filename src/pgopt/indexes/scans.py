@@ -19,7 +19,7 @@ from pglast.parser import ParseError
 from pglast.stream import RawStream
 
 from ..plans.shape import Plan, nodes
-from ..sqltree import walk
+from ..sqltree import qualified, quote_ident, unquoted, walk
 
 EQUALITY = {"="}
 RANGE = {"<", "<=", ">", ">="}
@@ -31,13 +31,13 @@ SCANS = {"Seq Scan", "Index Scan", "Index Only Scan", "Bitmap Heap Scan"}
 class Key:
     """A column or an expression of one table, as an index names it."""
 
-    expr: str  # `customer_id`, `lower(email)`
-    columns: tuple[str, ...]  # the table's columns it reads
+    expr: str  # as SQL: `customer_id`, `"Id"`, `lower(email)`
+    columns: tuple[str, ...]  # the table's columns it reads, their names unquoted
     desc: bool = False
 
     @property
     def is_column(self) -> bool:
-        return self.columns == (self.expr,)
+        return len(self.columns) == 1 and self.expr == quote_ident(self.columns[0])
 
 
 @dataclass
@@ -58,7 +58,7 @@ class Scan:
 
     @property
     def qualified(self) -> str:
-        return f"{self.schema}.{self.table}"
+        return qualified(self.schema, self.table)
 
     @property
     def useful(self) -> bool:
@@ -143,7 +143,7 @@ def _join_keys(text: str, node: Plan, aliases: dict[str, tuple[str, str]]) -> li
                 if alias in aliases:
                     schema, table = aliases[alias]
                     scan = Scan(schema, table, "join key", float(node.get("Plan Rows", 0)))
-                    scan.equality.append(Key(column, (column,)))
+                    scan.equality.append(Key(quote_ident(column), (column,)))
                     out.append(scan)
     return out
 
@@ -268,7 +268,7 @@ def _key(node: Any, desc: bool = False) -> Key:
             if name not in columns:
                 columns.append(name)
     if isinstance(node, ast.ColumnRef):
-        return Key(columns[0], tuple(columns), desc)
+        return Key(quote_ident(columns[0]), tuple(columns), desc)
     return Key(_deparse(node), tuple(columns), desc)
 
 
@@ -284,13 +284,13 @@ SYSTEM_COLUMNS = frozenset({"ctid", "tableoid", "xmin", "xmax", "cmin", "cmax"})
 
 
 def _columns_of(output: list[str], alias: str) -> list[str]:
-    """The plain columns among a node's Output entries (`orders.total`), system
-    columns left out."""
+    """The plain columns among a node's Output entries (`orders.total`, `"Foo"."Id"`),
+    unquoted; system columns left out."""
     out = []
-    prefix = f"{alias}."
+    prefix = f"{quote_ident(alias)}."
     for entry in output:
-        name = entry[len(prefix) :] if entry.startswith(prefix) else entry
-        if name.isidentifier() and name not in out and name not in SYSTEM_COLUMNS:
+        name = unquoted(entry[len(prefix) :] if entry.startswith(prefix) else entry)
+        if name is not None and name not in out and name not in SYSTEM_COLUMNS:
             out.append(name)
     return out
 

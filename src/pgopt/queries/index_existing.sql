@@ -1,7 +1,8 @@
--- The indexes of the advisor's tables (parameter: tables, schema.name): each key as
--- pg_get_indexdef prints it, its direction, the INCLUDE columns, the predicate.
-select format('%%s.%%s', n.nspname, ci.relname) as name,
-       format('%%s.%%s', n.nspname, ct.relname) as table_name,
+-- The indexes of the advisor's tables (parameter: tables, schema.name, each part as
+-- quote_ident writes it): each key as pg_get_indexdef prints it, its direction, the
+-- INCLUDE columns, the predicate.
+select format('%%I.%%I', n.nspname, ci.relname) as name,
+       format('%%I.%%I', n.nspname, ct.relname) as table_name,
        am.amname as method, i.indisvalid as valid, i.indnkeyatts as key_count,
        i.indoption::int2[] as options,
        array(select pg_get_indexdef(i.indexrelid, k, true)
@@ -12,4 +13,4 @@ join pg_class ci on ci.oid = i.indexrelid
 join pg_class ct on ct.oid = i.indrelid
 join pg_namespace n on n.oid = ct.relnamespace
 join pg_am am on am.oid = ci.relam
-where format('%%s.%%s', n.nspname, ct.relname) = any(%(tables)s)
+where format('%%I.%%I', n.nspname, ct.relname) = any(%(tables)s)
