@@ -2,13 +2,15 @@
 plans read from the live server (read-only), candidates from the plans' scans (a
 partition's on its partitioned table), each checked on a throwaway copy with a
 real index (what cannot be copied left out, and said), and the set chosen for the
-whole workload with its writes (indexes/selection.py); and the rule within `pgopt
+whole workload with its writes (indexes/selection.py), the check's estimate said
+before it starts and its progress while it runs; and the rule within `pgopt
 advise`: its statements (a `--queries` file, checked before anything is read, or
 pg_stat_statements), its findings and `indexes` section in advice.json, the chosen
 indexes as indexes.sql."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -23,10 +25,13 @@ from ..errors import UsageError
 from ..redact import redact_dsn
 from ..report.fmt import format_bytes
 from ..servers import read_only
+from ..servers.sessions import closed_on_error
 from ..sqltree import relations_named, split_qualified
 from ..store import write_atomic
-from ..words import plural
+from ..words import format_duration, plural
 from .candidates import Candidate, candidates_for
+from .check_progress import CheckProgress
+from .check_work import plan_work
 from .copy_check import check_on_copy
 from .live import read_workload, relations
 from .outcome import RULE, IndexAdvice, findings, section, sql_script
@@ -44,7 +49,8 @@ def advise_indexes(
 ) -> IndexAdvice:
     """The index advice for the server at `dsn` (read in advise's read-only session;
     copied with pg_dump): from `queries`, or pg_stat_statements."""
-    with read_only.connect(dsn, "advise") as conn:
+    started = time.monotonic()
+    with read_only.connect(dsn, "advise") as conn, closed_on_error(conn):
         reading = read_workload(conn, queries, cover)
     advice = IndexAdvice(
         reading.statements,
@@ -59,13 +65,13 @@ def advise_indexes(
         + (f", {len(reading.refused)} not" if reading.refused else "")
     )
     by_identity: dict[tuple[Any, ...], Candidate] = {}
+    scans: dict[str, list[Scan]] = {}
     # which statements each one serves is the copy's planner's to say (copy_check.py)
-    for plan in reading.plans.values():
-        for scan in (on_root(s, reading.roots) for s in scans_of(plan)):
-            table = reading.tables.get(scan.qualified)
-            if table is None:
-                continue
-            fresh, covered = candidates_for(scan, table, reading.trigram)
+    for sid, plan in reading.plans.items():
+        roots = (on_root(s, reading.roots) for s in scans_of(plan))
+        scans[sid] = [s for s in roots if s.qualified in reading.tables]
+        for scan in scans[sid]:
+            fresh, covered = candidates_for(scan, reading.tables[scan.qualified], reading.trigram)
             for c in fresh:
                 by_identity.setdefault(c.identity, c)
             advice.covered.extend(
@@ -81,20 +87,24 @@ def advise_indexes(
         )
         return advice
     tables = sorted({reading.roots.get(t, t) for p in reading.plans.values() for t in relations(p)})
-    size = sum(reading.tables[t].pages for t in tables if t in reading.tables) * 8192
+    sizes = {t: reading.tables[t].pages * 8192 for t in tables if t in reading.tables}
+    work = plan_work(advice.candidates, scans, sizes)
     for name, why in advice.left_out.items():
         say(f"missing-index: {name} left out of the copy: {why}")
     say(
-        f"missing-index: checking {plural(len(advice.candidates), 'candidate')} on a copy of "
-        f"{plural(len(tables), 'table')} (about {format_bytes(size)}) from {redact_dsn(dsn)}"
+        f"missing-index: checking {plural(len(advice.candidates), 'candidate')} "
+        f"({plural(work.replan_count, 're-plan')}) on a copy of {plural(len(tables), 'table')} "
+        f"(about {format_bytes(sum(sizes.values()))}) from {redact_dsn(dsn)}: "
+        f"about {format_duration(work.estimate_s)} at most"
     )
-    check = check_on_copy(
-        binaries, dsn, list(reading.copy.tables), list(reading.statements), advice.candidates,
-        say, roots=reading.roots,
-    )  # fmt: skip
+    with CheckProgress(err, len(advice.candidates), work.estimate_s) as progress:
+        check = check_on_copy(
+            binaries, dsn, list(reading.copy.tables), list(reading.statements), work.replans,
+            progress,
+        )  # fmt: skip
     advice.left_out.update(check.left_out)
     advice.base_plans, advice.plans_with = check.base_plans, check.plans_with
-    advice.failed, advice.copy_s = check.failed, check.copy_s
+    advice.failed, advice.skipped, advice.copy_s = check.failed, check.skipped, check.copy_s
     for sid, why in check.refused.items():
         advice.refused.setdefault(sid, _left_out(advice.statement(sid), reading.copy) or why)
     advice.planner = (
@@ -107,6 +117,7 @@ def advise_indexes(
         weigh(c, planned, base_costs, reading.writes_to, reading.tables) for c in check.checked
     ]
     advice.choice = choose(weighed, sum(s.total_ms for s in reading.statements))
+    say(f"missing-index: checked in {format_duration(time.monotonic() - started)}")
     return advice
 
 

@@ -1,10 +1,12 @@
 """Candidates checked by the planner on a throwaway copy, with real indexes: the
 tables the plans read, copied from the live server with pg_dump (read-only, one
 snapshot) into a server pgopt starts, vacuumed and analyzed; each statement's
-generic plan as is; then each candidate built for real (its size and build time
-measured), the statements on its table planned again, and the index dropped. On
-a partitioned table the index is made on every partition, each under a name of
-its own: a plan that uses any of them uses the candidate.
+generic plan as is; then each candidate built for real, once (its size and build
+time measured), the statements that could use it planned again (check_work.py),
+and the index dropped. On a partitioned table the index is made on every
+partition, each under a name of its own: a plan that uses any of them uses the
+candidate. A stop request is looked at between candidates, and a session
+interrupted mid-query is closed, never reused (servers/sessions.py).
 
 A real index is what the planner will see after CREATE INDEX, not HypoPG's
 estimate of one, which is pessimistic by design and cannot be GIN.
@@ -14,22 +16,24 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import psycopg
 
+from .. import stopping
 from ..ab.source import dump_source
 from ..binaries import CLIENT_PROGRAMS, PgBinaries
 from ..plans.generic import PlanError, generic_plan
 from ..plans.shape import Plan, indexes_used, total_cost
 from ..psql import Psql
 from ..servers.embedded import EmbeddedTarget, default_workdir_base
+from ..servers.sessions import closed_on_error
 from ..sqltree import quote_ident, split_qualified
 from .candidates import Candidate
-from .live import relations
+from .check_progress import CheckProgress
+from .check_work import served_by_plain
 from .selection import Checked
 from .workload import Statement
 
@@ -44,6 +48,7 @@ class CopyCheck:
     plans_with: dict[str, dict[str, Plan]] = field(default_factory=dict)  # name -> id -> plan
     failed: dict[str, str] = field(default_factory=dict)  # candidate name -> the server's reason
     left_out: dict[str, str] = field(default_factory=dict)  # relation -> why it is not copied
+    skipped: dict[Candidate, str] = field(default_factory=dict)  # -> the plain index serving
 
 
 def check_on_copy(
@@ -51,13 +56,12 @@ def check_on_copy(
     dsn: str,
     tables: list[str],
     statements: list[Statement],
-    candidates: list[Candidate],
-    say: Callable[[str], None],
+    replans: dict[Candidate, tuple[str, ...]],
+    progress: CheckProgress,
     workdir: Path | None = None,
-    roots: dict[str, str] | None = None,
 ) -> CopyCheck:
-    """Copy `tables`, plan `statements` there, and each candidate built in turn
-    (`roots`: each partition's partitioned table, where candidates are made)."""
+    """Copy `tables`, plan `statements` there, and each candidate built in turn, the
+    statements `replans` names for it planned again."""
     binaries.require(*CLIENT_PROGRAMS)
     base = workdir or default_workdir_base()
     with tempfile.TemporaryDirectory(prefix="pgopt-index-", dir=base) as folder:
@@ -70,16 +74,25 @@ def check_on_copy(
                     psql.restore(path)
                 else:
                     psql.run_file(path, {}, what="the copy's schema")
-            with server.connect() as conn:
+            with server.connect() as conn, closed_on_error(conn):
                 conn.execute("vacuum analyze")
                 check = CopyCheck(server.binaries.version, time.monotonic() - started)
                 check.left_out = dict(copied.relations_left_out)
+                progress.phase(f"copied in {check.copy_s:.0f} s; planning the statements")
                 _plan_all(conn, statements, check)
-                if any(c.method == "gin" for c in candidates):
+                if any(c.method == "gin" for c in replans):
                     conn.execute("create extension if not exists pg_trgm")
-                for i, candidate in enumerate(candidates, start=1):
-                    say(f"candidate {i}/{len(candidates)}: {candidate.ddl(concurrently=False)}")
-                    _check_one(conn, candidate, statements, check, roots or {})
+                progress.phase("building each candidate")
+                by_id = {s.id: s for s in statements}
+                base_costs = {sid: total_cost(p) for sid, p in check.base_plans.items()}
+                for i, (candidate, sids) in enumerate(replans.items(), start=1):
+                    stopping.check()  # a stop whose exception a finalizer swallowed
+                    plain = served_by_plain(candidate, sids, check.checked, base_costs)
+                    if plain is None:
+                        _check_one(conn, candidate, [by_id[sid] for sid in sids], check)
+                    else:
+                        check.skipped[candidate] = plain
+                    progress.checked(i)
     return check
 
 
@@ -96,8 +109,9 @@ def _check_one(
     candidate: Candidate,
     statements: list[Statement],
     check: CopyCheck,
-    roots: dict[str, str],
 ) -> None:
+    """Build `candidate`, plan `statements` again with it, drop it (on the way out by
+    an exception the copy is thrown away whole: nothing more is sent)."""
     name = candidate.name()
     schema = quote_ident(split_qualified(candidate.table)[0])
     index = f"{schema}.{quote_ident(name)}"
@@ -108,29 +122,24 @@ def _check_one(
         check.failed[name] = str(e).splitlines()[0]
         return
     build_s = time.monotonic() - started
-    try:
-        if any(not k.is_column for k in candidate.keys):
-            conn.execute(f"analyze {candidate.table}")  # the expression's statistics
-        size, built = _built(conn, index)
-        costs: dict[str, float] = {}
-        plans: dict[str, Plan] = {}
-        for s in statements:
-            before = check.base_plans.get(s.id)
-            if before is None or candidate.table not in {
-                roots.get(t, t) for t in relations(before)
-            }:
-                continue
-            try:
-                plan = generic_plan(conn, s.query)
-            except PlanError:
-                continue
-            if built & set(indexes_used(plan)):
-                costs[s.id] = total_cost(plan)
-                plans[s.id] = plan
-        check.checked.append(Checked(candidate, name, size, build_s, costs))
-        check.plans_with[name] = plans
-    finally:
-        conn.execute(f"drop index {index}")
+    if any(not k.is_column for k in candidate.keys):
+        conn.execute(f"analyze {candidate.table}")  # the expression's statistics
+    size, built = _built(conn, index)
+    costs: dict[str, float] = {}
+    plans: dict[str, Plan] = {}
+    for s in statements:
+        if s.id not in check.base_plans:
+            continue
+        try:
+            plan = generic_plan(conn, s.query)
+        except PlanError:
+            continue
+        if built & set(indexes_used(plan)):
+            costs[s.id] = total_cost(plan)
+            plans[s.id] = plan
+    check.checked.append(Checked(candidate, name, size, build_s, costs))
+    check.plans_with[name] = plans
+    conn.execute(f"drop index {index}")
 
 
 def _built(conn: psycopg.Connection[Any], index: str) -> tuple[int, set[str]]:

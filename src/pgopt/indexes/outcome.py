@@ -39,6 +39,7 @@ class IndexAdvice:
     base_plans: dict[str, Plan] = field(default_factory=dict)  # on the copy
     plans_with: dict[str, dict[str, Plan]] = field(default_factory=dict)
     failed: dict[str, str] = field(default_factory=dict)
+    skipped: dict[Candidate, str] = field(default_factory=dict)  # not built: -> the plain index
     choice: Choice | None = None
     planner: str = ""  # which server checked them, and how the copy was made
     copy_s: float = 0.0
@@ -59,6 +60,12 @@ def thresholds(cover: float | None) -> list[dict[str, Any]]:
         taken,
         {"field": "plan_cost_cut", "op": ">=", "value": MIN_GAIN, "source": MIN_GAIN_SOURCE},
         {"field": "set_saving", "op": ">=", "value": 1 - TOLERANCE, "source": TOLERANCE_SOURCE},
+        {
+            "field": "statement_saving_kept",
+            "op": ">=",
+            "value": 1 - TOLERANCE,
+            "source": TOLERANCE_SOURCE,
+        },
         {"field": "write_ms", "op": "<", "value": "saved_ms", "source": WRITE_SOURCE},
     ]
 
@@ -167,6 +174,12 @@ def section(advice: IndexAdvice) -> dict[str, Any]:
             fates.append({"ddl": w.checked.candidate.ddl(), "status": "chosen", "why": ""})
         for w, why in choice.rejected:
             fates.append({"ddl": w.checked.candidate.ddl(), "status": "rejected", "why": why})
+    for c, plain in advice.skipped.items():
+        why = (
+            f"not built: {plain} already takes {1 - TOLERANCE:.0%} off the plan cost of "
+            "every statement it could serve"
+        )
+        fates.append({"ddl": c.ddl(), "status": "rejected", "why": why})
     for name, why in advice.failed.items():
         fates.append({"ddl": name, "status": "failed", "why": why})
     for cov in advice.covered:

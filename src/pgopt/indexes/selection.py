@@ -7,9 +7,16 @@ time: pganalyze's Index Write Overhead, the index entry's bytes over the row's,
 for every INSERT and every UPDATE that is not HOT, and for an UPDATE that sets an
 indexed column, the HOT update it loses (its other indexes written too). DELETEs
 add nothing at once (vacuum removes the entries). The set is built greedily,
-largest net saving first (the smallest
-index of those within TOLERANCE of it), then cut to the fewest indexes whose saving is within
-TOLERANCE of the set's. Every candidate left out says why.
+largest net saving first (the smallest index of those within TOLERANCE of it),
+then trimmed twice by TOLERANCE. First per statement: an index is left out when
+every statement it serves keeps within TOLERANCE of its best saving from the
+indexes left (a composite or covering variant beside the one-column index that
+serves its statements about as well). Then for the set (pganalyze_lint): the
+fewest indexes whose saving is within TOLERANCE of the set's, except that an
+index that serves a statement, taking at least 1 - TOLERANCE off its plan cost, is
+never cut for being small: a hundred statements each served by an index of its
+own get a hundred indexes, however small each one's share of the workload. Every
+candidate left out says why.
 """
 
 from __future__ import annotations
@@ -22,7 +29,10 @@ from .workload import Statement
 MIN_GAIN = 0.10
 MIN_GAIN_SOURCE = "Postgres MCP Pro: a candidate counts for a statement from 10% off its plan cost"
 TOLERANCE = 0.10
-TOLERANCE_SOURCE = "pganalyze_lint: the fewest indexes within 10% of the best set's saving"
+TOLERANCE_SOURCE = (
+    "pganalyze_lint: the fewest indexes within 10% of the best set's saving; pgopt: per "
+    "statement too, and never an index that takes 90% or more off a statement's plan cost"
+)
 WRITE_SOURCE = (
     "pganalyze's Index Write Overhead: index entry bytes / row bytes per row written, "
     "and the HOT updates an indexed column loses"
@@ -45,6 +55,7 @@ class Checked:
 class Weighed:
     checked: Checked
     saved_ms: dict[str, float]  # statement id -> estimated ms saved
+    cuts: dict[str, float]  # statement id -> the share of its plan cost taken off
     write_ms: float  # estimated ms added to the writes
     writes: tuple[str, ...]  # the write statements it slows
 
@@ -66,11 +77,13 @@ def weigh(
     tables: dict[str, TableFacts],
 ) -> Weighed:
     saved: dict[str, float] = {}
+    cuts: dict[str, float] = {}
     for s in statements:
         after, before = checked.costs.get(s.id), base_costs.get(s.id)
         if after is None or not before or after > (1 - MIN_GAIN) * before:
             continue
-        saved[s.id] = s.total_ms * (1 - after / before)
+        cuts[s.id] = 1 - after / before
+        saved[s.id] = s.total_ms * cuts[s.id]
     table = tables.get(checked.candidate.table)
     write_ms, slowed = 0.0, []
     if table is not None:
@@ -81,7 +94,7 @@ def weigh(
             if share > 0:
                 write_ms += s.total_ms * share
                 slowed.append(s.id)
-    return Weighed(checked, saved, write_ms, tuple(slowed))
+    return Weighed(checked, saved, cuts, write_ms, tuple(slowed))
 
 
 def write_overhead(candidate: Candidate, table: TableFacts) -> float:
@@ -108,41 +121,75 @@ def write_share(candidate: Candidate, table: TableFacts, statement: Statement) -
 def net_ms(chosen: list[Weighed]) -> float:
     """The estimated saving of a set: each statement's best saving, minus every
     index's write cost."""
+    best = _best(chosen)
+    return sum(best.values()) - sum(w.write_ms for w in chosen)
+
+
+def _best(chosen: list[Weighed]) -> dict[str, float]:
+    """Each statement's best saving among `chosen`."""
     best: dict[str, float] = {}
     for w in chosen:
         for sid, ms in w.saved_ms.items():
             best[sid] = max(best.get(sid, 0.0), ms)
-    return sum(best.values()) - sum(w.write_ms for w in chosen)
+    return best
+
+
+def _gain(w: Weighed, best: dict[str, float]) -> float:
+    """What adding `w` to a set whose best savings are `best` adds to its net saving."""
+    return sum(max(ms - best.get(sid, 0.0), 0.0) for sid, ms in w.saved_ms.items()) - w.write_ms
 
 
 def choose(weighed: list[Weighed], workload_ms: float) -> Choice:
     remaining = sorted(weighed, key=lambda w: (w.checked.bytes, w.checked.name))
     picked: list[Weighed] = []
+    best: dict[str, float] = {}
     while remaining:
-        gains = [(net_ms([*picked, w]) - net_ms(picked), w) for w in remaining]
+        gains = [(_gain(w, best), w) for w in remaining]
         top = max(g for g, _w in gains)
         if top <= 0:
             break
         # the smallest index whose gain is within the tolerance of the best one's
-        best = next(w for g, w in gains if g >= (1 - TOLERANCE) * top)
-        picked.append(best)
-        remaining.remove(best)
-    full = net_ms(picked)
-    keep = len(picked)
-    for k in range(len(picked) + 1):
-        if net_ms(picked[:k]) >= (1 - TOLERANCE) * full:
-            keep = k
-            break
-    chosen = picked[:keep]
+        pick = next(w for g, w in gains if g >= (1 - TOLERANCE) * top)
+        picked.append(pick)
+        remaining.remove(pick)
+        for sid, ms in pick.saved_ms.items():
+            best[sid] = max(best.get(sid, 0.0), ms)
+    chosen = _trimmed(picked)
     rejected, write_rejected = [], []
     for w in weighed:
         if w in chosen:
             continue
-        reason = _why_not(w, chosen, picked)
-        rejected.append((w, reason))
+        rejected.append((w, _why_not(w, chosen, picked)))
         if w.saved_ms and sum(w.saved_ms.values()) <= w.write_ms:
             write_rejected.append(w)
-    return Choice(tuple(chosen), tuple(rejected), tuple(write_rejected), workload_ms, full)
+    return Choice(
+        tuple(chosen), tuple(rejected), tuple(write_rejected), workload_ms, net_ms(chosen)
+    )
+
+
+def _trimmed(picked: list[Weighed]) -> list[Weighed]:
+    """`picked` without the indexes whose every statement keeps within TOLERANCE of
+    its best saving from the others kept, then cut to the fewest within TOLERANCE of
+    the set's saving, those serving a statement kept; the last picked (the least
+    gain) tried first."""
+    reference = _best(picked)
+    kept = list(picked)
+    for w in reversed(picked):
+        others = [o for o in kept if o is not w]
+        if all(
+            max((o.saved_ms.get(sid, 0.0) for o in others), default=0.0)
+            >= (1 - TOLERANCE) * reference[sid]
+            for sid in w.saved_ms
+        ):
+            kept = others
+    full = net_ms(kept)
+    for w in reversed(list(kept)):
+        if max(w.cuts.values(), default=0.0) >= 1 - TOLERANCE:
+            continue  # it serves a statement
+        others = [o for o in kept if o is not w]
+        if net_ms(others) >= (1 - TOLERANCE) * full:
+            kept = others
+    return kept
 
 
 def _why_not(w: Weighed, chosen: list[Weighed], picked: list[Weighed]) -> str:

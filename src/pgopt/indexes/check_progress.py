@@ -1,0 +1,68 @@
+"""The copy check's progress on stderr, as a lab run's (running/progress.py): on a
+terminal one status line redrawn once a second (what it does, candidates checked,
+seconds elapsed of the estimate); elsewhere (CI, a pipe) a line at each tenth of
+the candidates, so a log of hundreds of candidates stays readable."""
+
+from __future__ import annotations
+
+import time
+from types import TracebackType
+
+from rich.console import Console
+from rich.markup import escape
+from rich.status import Status
+
+REDRAWS_PER_S = 1  # the line counts whole seconds
+LOG_STEPS = 10  # lines in a log: one at each tenth of the candidates
+
+
+class CheckProgress:
+    """Implements copy_check's progress: `phase` for what starts, `checked` after
+    each candidate; a context manager that clears its line at the end."""
+
+    def __init__(self, console: Console, total: int, estimate_s: float) -> None:
+        self.console, self.total, self.estimate_s = console, total, estimate_s
+        self.live = console.is_terminal
+        self.started = time.monotonic()
+        self.done = 0
+        self._phase = "copying"
+        self._status: Status | None = None
+
+    def __enter__(self) -> CheckProgress:
+        if self.live:
+            self._status = self.console.status(self, refresh_per_second=REDRAWS_PER_S)
+            self._status.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+
+    def phase(self, text: str) -> None:
+        self._phase = text
+        if not self.live:
+            self._say(text)
+
+    def checked(self, done: int) -> None:
+        """`done` candidates of the total checked."""
+        before, self.done = self.done * LOG_STEPS // self.total, done
+        if not self.live and (done * LOG_STEPS // self.total > before or done == self.total):
+            self._say(f"{done}/{self.total} candidates checked")
+
+    def _say(self, text: str) -> None:
+        self.console.print(f"[advise] missing-index: {text} ({self._clock()})", markup=False)
+
+    def _clock(self) -> str:
+        return f"{time.monotonic() - self.started:.0f} s of about {self.estimate_s:.0f} s"
+
+    def __rich__(self) -> str:
+        return escape(
+            f"[advise] missing-index: {self._phase} · {self.done}/{self.total} candidates · "
+            f"{self._clock()}"
+        )
