@@ -12,6 +12,7 @@ from pgopt.indexes.candidates import (
     candidates_for,
     covering_index,
     estimated_bytes,
+    key_classes,
 )
 from pgopt.indexes.scans import Key, scans_of
 from pgopt.indexes.selection import Checked, choose, weigh
@@ -112,6 +113,25 @@ def test_partial_variant_for_a_constant_predicate() -> None:
     partial = [c for c in made if c.predicate]
     assert partial and partial[0].keys == (k("customer_id"),)
     assert partial[0].ddl().endswith("WHERE status = CAST('pending' AS text);")
+
+
+def test_an_operator_class_or_collation_of_its_own_covers_nothing_else() -> None:
+    definition = (
+        'CREATE INDEX t_e ON public.t USING btree (email varchar_pattern_ops, name COLLATE "C")'
+    )
+    assert key_classes(definition) == (("varchar_pattern_ops", None), (None, "C"))
+    assert key_classes("CREATE UNIQUE INDEX t_u ON public.t USING btree (email)") == (
+        (None,),
+        (None,),
+    )
+    email = Candidate("public.t", (k("email"),))
+    like = ExistingIndex("t_e", "public.t", (k("email"),), opclasses=("varchar_pattern_ops",))
+    assert covering_index(email, (like,)) is None
+    c_name = ExistingIndex("t_n", "public.t", (k("name"), k("email")), collations=("C", None))
+    assert covering_index(Candidate("public.t", (k("name"),)), (c_name,)) is None
+    trigram = Candidate("public.t", (k("email"),), method="gin", opclass="gin_trgm_ops")
+    gin = ExistingIndex("t_g", "public.t", (k("email"),), method="gin", opclasses=("gin_trgm_ops",))
+    assert covering_index(trigram, (gin,)) == "t_g"
 
 
 def test_like_gets_a_trigram_index_only_where_pg_trgm_is() -> None:

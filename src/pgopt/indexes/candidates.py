@@ -2,9 +2,10 @@
 most distinct first), then one range column or the sort keys with their
 directions; an INCLUDE variant where an index-only scan would serve; a partial
 variant for a constant predicate; expression keys as they are (`lower(email)`);
-GIN with pg_trgm for LIKE. A candidate an existing index already covers is not
-offered: it is set aside with the name of the index that covers it. Each
-candidate has a size estimated from the table and pg_stats.
+GIN with pg_trgm for LIKE. A candidate an existing index already covers (with the
+same operator classes and collations) is not offered: it is set aside with the
+name of the index that covers it. Each candidate has a size estimated from the
+table and pg_stats.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from typing import Any
+
+from pglast import parse_sql
 
 from .scans import Key, Scan
 
@@ -29,6 +32,20 @@ class ExistingIndex:
     predicate: str | None = None
     method: str = "btree"
     valid: bool = True
+    # each key's operator class and collation where not the default (None where it is)
+    opclasses: tuple[str | None, ...] = ()
+    collations: tuple[str | None, ...] = ()
+
+
+def key_classes(definition: str) -> tuple[tuple[str | None, ...], tuple[str | None, ...]]:
+    """(each key's operator class, each key's collation) of an index, from its
+    `pg_get_indexdef`, which names them only where they are not the key's default
+    (`email varchar_pattern_ops`, `name COLLATE "C"`); None where it does not."""
+    stmt: Any = parse_sql(definition)[0].stmt  # an IndexStmt
+    elems = stmt.indexParams
+    opclasses = tuple(str(e.opclass[-1].sval) if e.opclass else None for e in elems)
+    collations = tuple(str(e.collation[-1].sval) if e.collation else None for e in elems)
+    return opclasses, collations
 
 
 @dataclass(frozen=True)
@@ -171,7 +188,9 @@ def covering_index(candidate: Candidate, existing: tuple[ExistingIndex, ...]) ->
     """The name of a valid existing index that serves what `candidate` would: the
     same method, no predicate of its own (or the same one), and the candidate's
     keys as its leading keys (equality keys in any order among themselves; the
-    directions all the same or all reversed), its INCLUDE columns among its own."""
+    directions all the same or all reversed; the same operator classes and
+    collations: a `varchar_pattern_ops` index serves LIKE 'x%', not a sort), its
+    INCLUDE columns among its own."""
     for index in existing:
         if not index.valid or index.method != candidate.method:
             continue
@@ -179,7 +198,11 @@ def covering_index(candidate: Candidate, existing: tuple[ExistingIndex, ...]) ->
             continue
         if len(index.keys) < len(candidate.keys):
             continue
-        lead = index.keys[: len(candidate.keys)]
+        n = len(candidate.keys)
+        opclasses = [*index.opclasses, *[None] * n][:n]
+        if opclasses != [candidate.opclass] * n or any(index.collations[:n]):
+            continue
+        lead = index.keys[:n]
         in_order = [k.expr for k in lead] == [k.expr for k in candidate.keys]
         equal_set = sorted(k.expr for k in lead) == sorted(k.expr for k in candidate.keys)
         if not in_order and (not equal_set or any(k.desc for k in candidate.keys)):

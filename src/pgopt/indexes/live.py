@@ -22,7 +22,7 @@ from ..queries import load
 from ..replay.catalog import SourceStatement
 from ..servers.read_only import dict_rows
 from ..sqltree import tables_read
-from .candidates import ColumnStats, ExistingIndex, TableFacts
+from .candidates import ColumnStats, ExistingIndex, TableFacts, key_classes
 from .scans import Key
 from .workload import Statement, chosen
 
@@ -150,6 +150,7 @@ def existing_index(row: dict[str, Any]) -> ExistingIndex:
         columns = (bare,) if bare.isidentifier() else ()
         desc = bool(options[i] & 1) if i < len(options) else False
         keys.append(Key(bare, columns, desc))
+    opclasses, collations = key_classes(row["definition"])
     return ExistingIndex(
         name=row["name"],
         table=row["table_name"],
@@ -158,4 +159,6 @@ def existing_index(row: dict[str, Any]) -> ExistingIndex:
         predicate=row["predicate"],
         method=row["method"],
         valid=bool(row["valid"]),
+        opclasses=opclasses,
+        collations=collations,
     )
