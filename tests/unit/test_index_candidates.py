@@ -115,6 +115,35 @@ def test_partial_variant_for_a_constant_predicate() -> None:
     assert partial[0].ddl().endswith("WHERE status = CAST('pending' AS text);")
 
 
+def locked_oldest(filter_: str) -> dict[str, Any]:
+    """Django's `filter(status=...).order_by("created_at").select_for_update(
+    skip_locked=True).first()` on PostgreSQL 18: the row locks between the limit and
+    the sort, the varchar column compared as text."""
+    scan = seq_scan(filter_, ["id", "created_at", "ctid"], "shop_order", "shop_order")
+    sort = {"Node Type": "Sort", "Sort Key": ["shop_order.created_at"], "Plans": [scan]}
+    return {"Node Type": "Limit", "Plans": [{"Node Type": "LockRows", "Plans": [sort]}]}
+
+
+def test_a_binary_coercible_cast_of_a_column_is_the_column() -> None:
+    types = {"public.shop_order": {"status": "varchar", "created_at": "timestamptz"}}
+    table = TableFacts(
+        "public.shop_order",
+        rows=100_000,
+        pages=1000,
+        columns={"status": ColumnStats(6, 3, "varchar"), "created_at": ColumnStats(8, -1)},
+    )
+    scans = scans_of(locked_oldest("((shop_order.status)::text = $1)"), types)
+    assert [s.equality for s in scans] == [[k("status")], [k("status")]]
+    sort = next(s for s in scans if s.how == "sort under a limit")
+    made, _ = candidates_for(sort, table, trigram=False)
+    assert made[0].keys == (k("status"), k("created_at"))
+    # a cast that converts the value is an expression; so is one of an unknown type
+    (scan, _sort) = scans_of(locked_oldest("((shop_order.created_at)::date = $1)"), types)
+    assert scan.equality == [Key("CAST(created_at AS date)", ("created_at",))]
+    (scan, _sort) = scans_of(locked_oldest("((shop_order.status)::text = $1)"))
+    assert not scan.equality[0].is_column
+
+
 def test_an_operator_class_or_collation_of_its_own_covers_nothing_else() -> None:
     definition = (
         'CREATE INDEX t_e ON public.t USING btree (email varchar_pattern_ops, name COLLATE "C")'

@@ -53,8 +53,9 @@ def advise_indexes(
     )
     by_identity: dict[tuple[Any, ...], Candidate] = {}
     # which statements each one serves is the copy's planner's to say (copy_check.py)
+    types = {n: {c: s.type for c, s in t.columns.items()} for n, t in reading.tables.items()}
     for plan in reading.plans.values():
-        for scan in scans_of(plan):
+        for scan in scans_of(plan, types):
             table = reading.tables.get(scan.qualified)
             if table is None:
                 continue

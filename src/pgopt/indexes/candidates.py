@@ -52,6 +52,7 @@ def key_classes(definition: str) -> tuple[tuple[str | None, ...], tuple[str | No
 class ColumnStats:
     width: float = 8.0  # pg_stats.avg_width
     distinct: float = 0.0  # pg_stats.n_distinct: negative = a fraction of the rows
+    type: str = ""  # pg_type's name (of a domain's base type): `varchar`, `int4`
 
 
 @dataclass(frozen=True)

@@ -119,7 +119,8 @@ def _tables(conn: psycopg.Connection[Any], names: list[str]) -> dict[str, TableF
     params = {"tables": names}
     columns: dict[str, dict[str, ColumnStats]] = {n: {} for n in names}
     for r in dict_rows(conn, load("index_columns", version), params):
-        columns[r["table_name"]][r["column_name"]] = ColumnStats(r["width"], r["distinct_values"])
+        stats = ColumnStats(r["width"], r["distinct_values"], r["type_name"])
+        columns[r["table_name"]][r["column_name"]] = stats
     indexes: dict[str, list[ExistingIndex]] = {n: [] for n in names}
     for r in dict_rows(conn, load("index_existing", version), params):
         indexes[r["table_name"]].append(existing_index(r))
