@@ -59,7 +59,10 @@ def advise_indexes(
             table = reading.tables.get(scan.qualified)
             if table is None:
                 continue
-            fresh, covered = candidates_for(scan, table, reading.trigram)
+            # pg_stat_statements keeps only the values that are the same in every call
+            fresh, covered = candidates_for(
+                scan, table, reading.trigram, constant_literals=queries is None
+            )
             for c in fresh:
                 by_identity.setdefault(c.identity, c)
             advice.covered.extend(

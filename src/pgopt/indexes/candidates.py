@@ -6,6 +6,13 @@ GIN with pg_trgm for LIKE. A candidate an existing index already covers (with th
 same operator classes and collations) is not offered: it is set aside with the
 name of the index that covers it. Each candidate has a size estimated from the
 table and pg_stats.
+
+A value written in a statement (`user_id = 1`) is a constant predicate only with
+evidence that it is one: pg_stat_statements kept it in its normalized text (which
+replaces every value that varies by $n), or its column has few values (pg_stats'
+n_distinct, a status). Otherwise, as a `--queries` file's example usually is, it
+stands for a parameter: `posts (user_id, blog_id)`, not `posts (blog_id) WHERE
+user_id = 1`, an index for one user.
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from .scans import Key, Scan
 PAGE = 8192
 BTREE_FILL = 0.9  # btree's default leaf fillfactor
 MAX_INCLUDE = 3  # beyond this a covering index copies most of the row
+FEW_VALUES = 10  # an enumeration's values (a status, a kind): a partial index per value
 
 
 @dataclass(frozen=True)
@@ -136,10 +144,13 @@ class Covered:
 
 
 def candidates_for(
-    scan: Scan, table: TableFacts, trigram: bool
+    scan: Scan, table: TableFacts, trigram: bool, *, constant_literals: bool
 ) -> tuple[list[Candidate], list[Covered]]:
-    """The candidates of one scan, and those an existing index already covers."""
-    equality = _ordered_equality(scan.equality, table)
+    """The candidates of one scan, and those an existing index already covers.
+    `constant_literals`: the values written in the statements are the same in every
+    call (pg_stat_statements' normalized text kept them), not examples."""
+    written, constants, constant_columns = _literals(scan, table, constant_literals)
+    equality = _ordered_equality([*scan.equality, *written], table)
     made: list[Candidate] = []
     if equality or scan.ranges or scan.sort:
         if scan.sort:
@@ -148,17 +159,15 @@ def candidates_for(
             keys = (*equality, *scan.ranges[:1])
         plain = Candidate(scan.qualified, tuple(keys))
         made.append(plain)
-        if scan.constants:
-            made.append(
-                Candidate(scan.qualified, tuple(keys), predicate=" AND ".join(scan.constants))
-            )
+        if constants:
+            made.append(Candidate(scan.qualified, tuple(keys), predicate=" AND ".join(constants)))
         include = [c for c in scan.output if c not in plain.columns]
         if 0 < len(include) <= MAX_INCLUDE and len(table.columns) > len(plain.columns) + len(
             include
         ):
             made.append(Candidate(scan.qualified, tuple(keys), tuple(include)))
-    elif scan.constants:
-        columns = list(dict.fromkeys(scan.constant_columns))
+    elif constants:
+        columns = list(dict.fromkeys(constant_columns))
         made.append(Candidate(scan.qualified, tuple(Key(c, (c,)) for c in columns)))
     if trigram:
         for key in scan.like:
@@ -174,6 +183,22 @@ def candidates_for(
         else:
             covered.append(Covered(c, by))
     return fresh, covered
+
+
+def _literals(
+    scan: Scan, table: TableFacts, constant_literals: bool
+) -> tuple[list[Key], list[str], list[str]]:
+    """(the keys compared with an example value, as a parameter would be; the constant
+    predicates; their columns): a value written in the statement is constant when
+    `constant_literals` says so or its columns have few values."""
+    examples, constants, columns = [], list(scan.constants), list(scan.constant_columns)
+    for key, predicate in scan.literals:
+        if constant_literals or all(0 < table.distinct(c) <= FEW_VALUES for c in key.columns):
+            constants.append(predicate)
+            columns.extend(key.columns)
+        else:
+            examples.append(key)
+    return examples, constants, columns
 
 
 def _ordered_equality(keys: list[Key], table: TableFacts) -> list[Key]:

@@ -6,10 +6,11 @@ its directions.
 
 A condition is read with PostgreSQL's parser (pglast) from the text EXPLAIN
 prints, so `lower(c.email) = $1` is an expression on `email`, `status =
-'pending'::text` a constant predicate, and `o.customer_id = c.id` a join key. A
-binary-coercible cast of a column is the column: a Django CharField is `varchar`,
-compared as text, and EXPLAIN prints `(status)::text = $1`; an index on `status`
-serves it.
+'pending'::text` a column compared with a value written in the statement (a
+constant, or an example: candidates.py tells which), `deleted_at IS NULL` a
+constant predicate, and `o.customer_id = c.id` a join key. A binary-coercible cast
+of a column is the column: a Django CharField is `varchar`, compared as text, and
+EXPLAIN prints `(status)::text = $1`; an index on `status` serves it.
 """
 
 from __future__ import annotations
@@ -75,7 +76,9 @@ class Scan:
     ranges: list[Key] = field(default_factory=list)
     sort: list[Key] = field(default_factory=list)
     like: list[Key] = field(default_factory=list)
-    constants: list[str] = field(default_factory=list)  # predicates with no parameter
+    # a key compared with a value written in the statement, and that predicate
+    literals: list[tuple[Key, str]] = field(default_factory=list)
+    constants: list[str] = field(default_factory=list)  # IS NULL, a boolean column
     constant_columns: list[str] = field(default_factory=list)
     output: list[str] = field(default_factory=list)  # columns the plan reads from it
 
@@ -85,7 +88,14 @@ class Scan:
 
     @property
     def useful(self) -> bool:
-        return bool(self.equality or self.ranges or self.sort or self.like or self.constants)
+        return bool(
+            self.equality
+            or self.ranges
+            or self.sort
+            or self.like
+            or self.literals
+            or self.constants
+        )
 
 
 def scans_of(plan: Plan, types: ColumnTypes | None = None) -> list[Scan]:
@@ -233,8 +243,7 @@ def _read_conditions(
                 continue
             constant = not any(isinstance(n, ast.ParamRef) for n in walk(other))
             if op in EQUALITY and constant and conjunct.kind == A_Expr_Kind.AEXPR_OP:
-                scan.constants.append(_deparse(conjunct))
-                scan.constant_columns.extend(key.columns)
+                scan.literals.append((key, _deparse(conjunct)))
             elif op in EQUALITY:
                 scan.equality.append(key)
             elif op in RANGE:
