@@ -12,6 +12,7 @@ from pgopt.indexes.candidates import (
     candidates_for,
     covering_index,
     estimated_bytes,
+    key_classes,
 )
 from pgopt.indexes.scans import Key, scans_of
 from pgopt.indexes.selection import Checked, choose, weigh
@@ -53,14 +54,14 @@ def test_equality_first_most_distinct_first_then_one_range() -> None:
         ["orders.id", "orders.total"],
     )
     (scan,) = scans_of(plan)
-    made, covered = candidates_for(scan, ORDERS, trigram=False)
+    made, covered = candidates_for(scan, ORDERS, trigram=False, constant_literals=False)
     assert not covered
     assert made[0].keys == (k("customer_id"), k("status"), k("placed_at"))
     # the covering variant: the two columns the statement reads, for an index-only scan
     assert made[1].include == ("id", "total")
     # an UPDATE's scan outputs the row's ctid too, which no index can include
     (scan,) = scans_of(seq_scan("(orders.customer_id = $1)", ["orders.ctid", "orders.total"]))
-    made, _ = candidates_for(scan, ORDERS, trigram=False)
+    made, _ = candidates_for(scan, ORDERS, trigram=False, constant_literals=False)
     assert [c.include for c in made] == [(), ("total",)]
 
 
@@ -73,7 +74,7 @@ def test_sort_under_a_limit_keeps_directions_after_equality() -> None:
         }],
     }  # fmt: skip
     sort = next(s for s in scans_of(plan) if s.how == "sort under a limit")
-    made, _ = candidates_for(sort, ORDERS, trigram=False)
+    made, _ = candidates_for(sort, ORDERS, trigram=False, constant_literals=False)
     assert made[0].keys == (k("customer_id"), k("placed_at", desc=True), k("id"))
     assert "(customer_id, placed_at DESC, id)" in made[0].ddl()
 
@@ -90,9 +91,8 @@ def test_expression_constant_predicate_and_join_key() -> None:
     }  # fmt: skip
     scans = scans_of(plan)
     orders = next(s for s in scans if s.table == "orders" and s.how == "seq scan")
-    assert orders.constants == ["status = 'pending'::text"] or orders.constants[0].startswith(
-        "status = CAST('pending'"
-    )
+    ((key, predicate),) = orders.literals
+    assert key == k("status") and predicate.startswith("status = CAST('pending'")
     customers = next(s for s in scans if s.table == "customers" and s.how == "seq scan")
     assert customers.equality == [Key("lower(email)", ("email",))]
     join = [s for s in scans if s.how == "join key"]
@@ -100,7 +100,7 @@ def test_expression_constant_predicate_and_join_key() -> None:
         ("orders", "customer_id"),
         ("customers", "id"),
     }
-    made, _ = candidates_for(customers, ORDERS, trigram=False)
+    made, _ = candidates_for(customers, ORDERS, trigram=False, constant_literals=False)
     assert made[0].definition() == "USING btree ((lower(email)))"
 
 
@@ -108,17 +108,97 @@ def test_partial_variant_for_a_constant_predicate() -> None:
     (scan,) = scans_of(
         seq_scan("((orders.status = 'pending'::text) AND (orders.customer_id = $1))", [])
     )
-    made, _ = candidates_for(scan, ORDERS, trigram=False)
+    made, _ = candidates_for(scan, ORDERS, trigram=False, constant_literals=False)
     partial = [c for c in made if c.predicate]
     assert partial and partial[0].keys == (k("customer_id"),)
     assert partial[0].ddl().endswith("WHERE status = CAST('pending' AS text);")
 
 
+POSTS = TableFacts(
+    "public.posts",
+    rows=100_000,
+    pages=1000,
+    columns={
+        "user_id": ColumnStats(4, 2_000),
+        "blog_id": ColumnStats(4, 500),
+        "deleted_at": ColumnStats(8, 2),
+    },
+)
+
+
+def test_a_written_value_is_an_example_unless_shown_constant() -> None:
+    """`user_id = 1` in a --queries file: an example, a key like a parameter; kept
+    by pg_stat_statements' normalized text: a constant, a partial index's predicate.
+    IS NULL is a constant either way."""
+    plan = seq_scan("((posts.user_id = 1) AND (posts.blog_id = $1))", [], "posts", "posts")
+    (scan,) = scans_of(plan)
+    example, _ = candidates_for(scan, POSTS, trigram=False, constant_literals=False)
+    assert [c.keys for c in example] == [(k("user_id"), k("blog_id"))]
+    assert not [c for c in example if c.predicate]
+    kept, _ = candidates_for(scan, POSTS, trigram=False, constant_literals=True)
+    assert [(c.keys, c.predicate) for c in kept] == [
+        ((k("blog_id"),), None),
+        ((k("blog_id"),), "user_id = 1"),
+    ]
+    plan = seq_scan("((posts.deleted_at IS NULL) AND (posts.blog_id = $1))", [], "posts", "posts")
+    (scan,) = scans_of(plan)
+    made, _ = candidates_for(scan, POSTS, trigram=False, constant_literals=False)
+    assert [c.predicate for c in made] == [None, "deleted_at IS NULL"]
+
+
+def locked_oldest(filter_: str) -> dict[str, Any]:
+    """Django's `filter(status=...).order_by("created_at").select_for_update(
+    skip_locked=True).first()` on PostgreSQL 18: the row locks between the limit and
+    the sort, the varchar column compared as text."""
+    scan = seq_scan(filter_, ["id", "created_at", "ctid"], "shop_order", "shop_order")
+    sort = {"Node Type": "Sort", "Sort Key": ["shop_order.created_at"], "Plans": [scan]}
+    return {"Node Type": "Limit", "Plans": [{"Node Type": "LockRows", "Plans": [sort]}]}
+
+
+def test_a_binary_coercible_cast_of_a_column_is_the_column() -> None:
+    types = {"public.shop_order": {"status": "varchar", "created_at": "timestamptz"}}
+    table = TableFacts(
+        "public.shop_order",
+        rows=100_000,
+        pages=1000,
+        columns={"status": ColumnStats(6, 3, "varchar"), "created_at": ColumnStats(8, -1)},
+    )
+    scans = scans_of(locked_oldest("((shop_order.status)::text = $1)"), types)
+    assert [s.equality for s in scans] == [[k("status")], [k("status")]]
+    sort = next(s for s in scans if s.how == "sort under a limit")
+    made, _ = candidates_for(sort, table, trigram=False, constant_literals=True)
+    assert made[0].keys == (k("status"), k("created_at"))
+    # a cast that converts the value is an expression; so is one of an unknown type
+    (scan, _sort) = scans_of(locked_oldest("((shop_order.created_at)::date = $1)"), types)
+    assert scan.equality == [Key("CAST(created_at AS date)", ("created_at",))]
+    (scan, _sort) = scans_of(locked_oldest("((shop_order.status)::text = $1)"))
+    assert not scan.equality[0].is_column
+
+
+def test_an_operator_class_or_collation_of_its_own_covers_nothing_else() -> None:
+    definition = (
+        'CREATE INDEX t_e ON public.t USING btree (email varchar_pattern_ops, name COLLATE "C")'
+    )
+    assert key_classes(definition) == (("varchar_pattern_ops", None), (None, "C"))
+    assert key_classes("CREATE UNIQUE INDEX t_u ON public.t USING btree (email)") == (
+        (None,),
+        (None,),
+    )
+    email = Candidate("public.t", (k("email"),))
+    like = ExistingIndex("t_e", "public.t", (k("email"),), opclasses=("varchar_pattern_ops",))
+    assert covering_index(email, (like,)) is None
+    c_name = ExistingIndex("t_n", "public.t", (k("name"), k("email")), collations=("C", None))
+    assert covering_index(Candidate("public.t", (k("name"),)), (c_name,)) is None
+    trigram = Candidate("public.t", (k("email"),), method="gin", opclass="gin_trgm_ops")
+    gin = ExistingIndex("t_g", "public.t", (k("email"),), method="gin", opclasses=("gin_trgm_ops",))
+    assert covering_index(trigram, (gin,)) == "t_g"
+
+
 def test_like_gets_a_trigram_index_only_where_pg_trgm_is() -> None:
     (scan,) = scans_of(seq_scan("(orders.note ~~ '%late%'::text)", []))
-    with_trgm, _ = candidates_for(scan, ORDERS, trigram=True)
+    with_trgm, _ = candidates_for(scan, ORDERS, trigram=True, constant_literals=False)
     assert with_trgm[0].method == "gin" and "gin_trgm_ops" in with_trgm[0].ddl()
-    without, _ = candidates_for(scan, ORDERS, trigram=False)
+    without, _ = candidates_for(scan, ORDERS, trigram=False, constant_literals=False)
     assert all(c.method == "btree" for c in without)
 
 
@@ -142,7 +222,7 @@ def test_covered_by_an_existing_index_names_it() -> None:
     partial = (ExistingIndex("p", "public.orders", (k("status"),), predicate="x"),)
     assert covering_index(Candidate("t", (k("status"),)), partial) is None
     (scan,) = scans_of(seq_scan("((orders.customer_id = $1) AND (orders.status = $2))", []))
-    made, covered = candidates_for(scan, table, trigram=False)
+    made, covered = candidates_for(scan, table, trigram=False, constant_literals=False)
     assert [c.by for c in covered] == ["public.orders_status_customer"]
     assert not made
 

@@ -50,7 +50,7 @@ def test_a_quoted_mixed_case_scan_makes_ddl_postgresql_takes() -> None:
     table = TableFacts(
         '"Bar"."Foo"', 60_000, 900, {c: ColumnStats(8, -1) for c in ("Id", "Name", "payload")}
     )
-    fresh, covered = candidates_for(scan, table, trigram=False)
+    fresh, covered = candidates_for(scan, table, trigram=False, constant_literals=False)
     assert covered == []
     assert [c.ddl() for c in fresh] == [
         'CREATE INDEX CONCURRENTLY "Foo_Id_idx" ON "Bar"."Foo" USING btree ("Id");',
@@ -65,12 +65,14 @@ def test_an_existing_quoted_index_covers_the_quoted_candidate() -> None:
         "name": '"Bar"."Foo_Id_idx"', "table_name": '"Bar"."Foo"', "method": "btree",
         "valid": True, "key_count": 1, "options": [0], "columns": ['"Id"', '"Name"'],
         "predicate": None,
+        "definition": 'CREATE INDEX "Foo_Id_idx" ON "Bar"."Foo" USING btree ("Id") '
+        'INCLUDE ("Name")',
     }  # fmt: skip
     index = existing_index(row)
     assert index.keys == (Key('"Id"', ("Id",)),) and index.include == ("Name",)
     (scan,) = scans_of(QUOTED_SCAN)
     table = TableFacts('"Bar"."Foo"', 60_000, 900, indexes=(index,))
-    fresh, covered = candidates_for(scan, table, trigram=False)
+    fresh, covered = candidates_for(scan, table, trigram=False, constant_literals=False)
     assert fresh == [] and {c.by for c in covered} == {'"Bar"."Foo_Id_idx"'}
 
 

@@ -67,11 +67,17 @@ def advise_indexes(
     by_identity: dict[tuple[Any, ...], Candidate] = {}
     scans: dict[str, list[Scan]] = {}
     # which statements each one serves is the copy's planner's to say (copy_check.py)
+    types = {n: {c: s.type for c, s in t.columns.items()} for n, t in reading.tables.items()}
+    types |= {part: types[root] for part, root in reading.roots.items() if root in types}
     for sid, plan in reading.plans.items():
-        roots = (on_root(s, reading.roots) for s in scans_of(plan))
+        roots = (on_root(s, reading.roots) for s in scans_of(plan, types))
         scans[sid] = [s for s in roots if s.qualified in reading.tables]
         for scan in scans[sid]:
-            fresh, covered = candidates_for(scan, reading.tables[scan.qualified], reading.trigram)
+            # pg_stat_statements keeps only the values that are the same in every call
+            fresh, covered = candidates_for(
+                scan, reading.tables[scan.qualified], reading.trigram,
+                constant_literals=queries is None,
+            )  # fmt: skip
             for c in fresh:
                 by_identity.setdefault(c.identity, c)
             advice.covered.extend(

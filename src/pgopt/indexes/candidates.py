@@ -2,9 +2,17 @@
 most distinct first), then one range column or the sort keys with their
 directions; an INCLUDE variant where an index-only scan would serve; a partial
 variant for a constant predicate; expression keys as they are (`lower(email)`);
-GIN with pg_trgm for LIKE. A candidate an existing index already covers is not
-offered: it is set aside with the name of the index that covers it. Each
-candidate has a size estimated from the table and pg_stats.
+GIN with pg_trgm for LIKE. A candidate an existing index already covers (with the
+same operator classes and collations) is not offered: it is set aside with the
+name of the index that covers it. Each candidate has a size estimated from the
+table and pg_stats.
+
+A value written in a statement (`user_id = 1`) is a constant predicate only with
+evidence that it is one: pg_stat_statements kept it in its normalized text (which
+replaces every value that varies by $n), or its column has few values (pg_stats'
+n_distinct, a status). Otherwise, as a `--queries` file's example usually is, it
+stands for a parameter: `posts (user_id, blog_id)`, not `posts (blog_id) WHERE
+user_id = 1`, an index for one user.
 """
 
 from __future__ import annotations
@@ -13,12 +21,15 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from pglast import parse_sql
+
 from ..sqltree import quote_ident, split_qualified
 from .scans import Key, Scan
 
 PAGE = 8192
 BTREE_FILL = 0.9  # btree's default leaf fillfactor
 MAX_INCLUDE = 3  # beyond this a covering index copies most of the row
+FEW_VALUES = 10  # an enumeration's values (a status, a kind): a partial index per value
 
 
 @dataclass(frozen=True)
@@ -30,12 +41,27 @@ class ExistingIndex:
     predicate: str | None = None
     method: str = "btree"
     valid: bool = True
+    # each key's operator class and collation where not the default (None where it is)
+    opclasses: tuple[str | None, ...] = ()
+    collations: tuple[str | None, ...] = ()
+
+
+def key_classes(definition: str) -> tuple[tuple[str | None, ...], tuple[str | None, ...]]:
+    """(each key's operator class, each key's collation) of an index, from its
+    `pg_get_indexdef`, which names them only where they are not the key's default
+    (`email varchar_pattern_ops`, `name COLLATE "C"`); None where it does not."""
+    stmt: Any = parse_sql(definition)[0].stmt  # an IndexStmt
+    elems = stmt.indexParams
+    opclasses = tuple(str(e.opclass[-1].sval) if e.opclass else None for e in elems)
+    collations = tuple(str(e.collation[-1].sval) if e.collation else None for e in elems)
+    return opclasses, collations
 
 
 @dataclass(frozen=True)
 class ColumnStats:
     width: float = 8.0  # pg_stats.avg_width
     distinct: float = 0.0  # pg_stats.n_distinct: negative = a fraction of the rows
+    type: str = ""  # pg_type's name (of a domain's base type): `varchar`, `int4`
 
 
 @dataclass(frozen=True)
@@ -120,10 +146,13 @@ class Covered:
 
 
 def candidates_for(
-    scan: Scan, table: TableFacts, trigram: bool
+    scan: Scan, table: TableFacts, trigram: bool, *, constant_literals: bool
 ) -> tuple[list[Candidate], list[Covered]]:
-    """The candidates of one scan, and those an existing index already covers."""
-    equality = _ordered_equality(scan.equality, table)
+    """The candidates of one scan, and those an existing index already covers.
+    `constant_literals`: the values written in the statements are the same in every
+    call (pg_stat_statements' normalized text kept them), not examples."""
+    written, constants, constant_columns = _literals(scan, table, constant_literals)
+    equality = _ordered_equality([*scan.equality, *written], table)
     made: list[Candidate] = []
     if equality or scan.ranges or scan.sort:
         if scan.sort:
@@ -132,17 +161,15 @@ def candidates_for(
             keys = (*equality, *scan.ranges[:1])
         plain = Candidate(scan.qualified, tuple(keys))
         made.append(plain)
-        if scan.constants:
-            made.append(
-                Candidate(scan.qualified, tuple(keys), predicate=" AND ".join(scan.constants))
-            )
+        if constants:
+            made.append(Candidate(scan.qualified, tuple(keys), predicate=" AND ".join(constants)))
         include = [c for c in scan.output if c not in plain.columns]
         if 0 < len(include) <= MAX_INCLUDE and len(table.columns) > len(plain.columns) + len(
             include
         ):
             made.append(Candidate(scan.qualified, tuple(keys), tuple(include)))
-    elif scan.constants:
-        columns = list(dict.fromkeys(scan.constant_columns))
+    elif constants:
+        columns = list(dict.fromkeys(constant_columns))
         made.append(Candidate(scan.qualified, tuple(Key(quote_ident(c), (c,)) for c in columns)))
     if trigram:
         for key in scan.like:
@@ -160,6 +187,22 @@ def candidates_for(
     return fresh, covered
 
 
+def _literals(
+    scan: Scan, table: TableFacts, constant_literals: bool
+) -> tuple[list[Key], list[str], list[str]]:
+    """(the keys compared with an example value, as a parameter would be; the constant
+    predicates; their columns): a value written in the statement is constant when
+    `constant_literals` says so or its columns have few values."""
+    examples, constants, columns = [], list(scan.constants), list(scan.constant_columns)
+    for key, predicate in scan.literals:
+        if constant_literals or all(0 < table.distinct(c) <= FEW_VALUES for c in key.columns):
+            constants.append(predicate)
+            columns.extend(key.columns)
+        else:
+            examples.append(key)
+    return examples, constants, columns
+
+
 def _ordered_equality(keys: list[Key], table: TableFacts) -> list[Key]:
     """Equality keys once each, the most distinct first (plain columns before
     expressions of the same distinctness)."""
@@ -173,7 +216,9 @@ def covering_index(candidate: Candidate, existing: tuple[ExistingIndex, ...]) ->
     """The name of a valid existing index that serves what `candidate` would: the
     same method, no predicate of its own (or the same one), and the candidate's
     keys as its leading keys (equality keys in any order among themselves; the
-    directions all the same or all reversed), its INCLUDE columns among its own."""
+    directions all the same or all reversed; the same operator classes and
+    collations: a `varchar_pattern_ops` index serves LIKE 'x%', not a sort), its
+    INCLUDE columns among its own."""
     for index in existing:
         if not index.valid or index.method != candidate.method:
             continue
@@ -181,7 +226,11 @@ def covering_index(candidate: Candidate, existing: tuple[ExistingIndex, ...]) ->
             continue
         if len(index.keys) < len(candidate.keys):
             continue
-        lead = index.keys[: len(candidate.keys)]
+        n = len(candidate.keys)
+        opclasses = [*index.opclasses, *[None] * n][:n]
+        if opclasses != [candidate.opclass] * n or any(index.collations[:n]):
+            continue
+        lead = index.keys[:n]
         in_order = [k.expr for k in lead] == [k.expr for k in candidate.keys]
         equal_set = sorted(k.expr for k in lead) == sorted(k.expr for k in candidate.keys)
         if not in_order and (not equal_set or any(k.desc for k in candidate.keys)):

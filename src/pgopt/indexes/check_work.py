@@ -52,6 +52,8 @@ def constrained(scans: dict[str, list[Scan]]) -> dict[str, dict[str, set[str]]]:
             for key in (*scan.equality, *scan.ranges, *scan.sort, *scan.like):
                 columns.update(key.columns)
             columns.update(scan.constant_columns)
+            for key, _ in scan.literals:  # `user_id = 1`: a key, or a partial index's
+                columns.update(key.columns)
     return out
 
 

@@ -26,7 +26,7 @@ from ..queries import load
 from ..replay.catalog import SourceStatement
 from ..servers.read_only import dict_rows
 from ..sqltree import qualified, relations_named, unquoted
-from .candidates import ColumnStats, ExistingIndex, TableFacts
+from .candidates import ColumnStats, ExistingIndex, TableFacts, key_classes
 from .scans import Key
 from .workload import Statement, chosen
 
@@ -134,7 +134,8 @@ def _tables(conn: psycopg.Connection[Any], names: list[str]) -> dict[str, TableF
     params = {"tables": names}
     columns: dict[str, dict[str, ColumnStats]] = {n: {} for n in names}
     for r in dict_rows(conn, load("index_columns", version), params):
-        columns[r["table_name"]][r["column_name"]] = ColumnStats(r["width"], r["distinct_values"])
+        stats = ColumnStats(r["width"], r["distinct_values"], r["type_name"])
+        columns[r["table_name"]][r["column_name"]] = stats
     indexes: dict[str, list[ExistingIndex]] = {n: [] for n in names}
     for r in dict_rows(conn, load("index_existing", version), params):
         indexes[r["table_name"]].append(existing_index(r))
@@ -166,6 +167,7 @@ def existing_index(row: dict[str, Any]) -> ExistingIndex:
         columns = (column,) if column is not None else ()
         desc = bool(options[i] & 1) if i < len(options) else False
         keys.append(Key(bare, columns, desc))
+    opclasses, collations = key_classes(row["definition"])
     return ExistingIndex(
         name=row["name"],
         table=row["table_name"],
@@ -174,4 +176,6 @@ def existing_index(row: dict[str, Any]) -> ExistingIndex:
         predicate=row["predicate"],
         method=row["method"],
         valid=bool(row["valid"]),
+        opclasses=opclasses,
+        collations=collations,
     )

@@ -1,15 +1,21 @@
 """What an index could serve in a plan (pure, on EXPLAIN's JSON with VERBOSE): the
 tables read sequentially or by an index with a filter left over, the conditions
 on each (equality, range, LIKE, constants), the join keys a hash or merge join
-matches, and the sort a LIMIT stops early, with its directions.
+matches, and the sort a LIMIT stops early (through a FOR UPDATE's LockRows), with
+its directions.
 
 A condition is read with PostgreSQL's parser (pglast) from the text EXPLAIN
 prints, so `lower(c.email) = $1` is an expression on `email`, `status =
-'pending'::text` a constant predicate, and `o.customer_id = c.id` a join key.
+'pending'::text` a column compared with a value written in the statement (a
+constant, or an example: candidates.py tells which), `deleted_at IS NULL` a
+constant predicate, and `o.customer_id = c.id` a join key. A binary-coercible cast
+of a column is the column: a Django CharField is `varchar`, compared as text, and
+EXPLAIN prints `(status)::text = $1`; an index on `status` serves it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +31,24 @@ EQUALITY = {"="}
 RANGE = {"<", "<=", ">", ">="}
 LIKE = {"~~", "~~*"}
 SCANS = {"Seq Scan", "Index Scan", "Index Only Scan", "Bitmap Heap Scan"}
+# the nodes between a Limit and the Sort it stops early
+UNDER_LIMIT = {"Gather Merge", "Result", "Subquery Scan", "LockRows"}
+# pg_cast's binary-coercible casts (castmethod 'b', a relabeling: the value's bytes
+# unchanged) between types a btree is made on, as (column type, cast to) by pg_type's
+# names; the others (regclass to oid and the like) are no application's keys
+BINARY_COERCIBLE = frozenset(
+    {
+        ("varchar", "text"),
+        ("text", "varchar"),
+        ("varchar", "bpchar"),
+        ("text", "bpchar"),
+        ("cidr", "inet"),
+        ("bit", "varbit"),
+        ("varbit", "bit"),
+    }
+)
+# a table's column types (pg_type's names), by schema.table and column
+ColumnTypes = Mapping[str, Mapping[str, str]]
 
 
 @dataclass(frozen=True)
@@ -52,7 +76,9 @@ class Scan:
     ranges: list[Key] = field(default_factory=list)
     sort: list[Key] = field(default_factory=list)
     like: list[Key] = field(default_factory=list)
-    constants: list[str] = field(default_factory=list)  # predicates with no parameter
+    # a key compared with a value written in the statement, and that predicate
+    literals: list[tuple[Key, str]] = field(default_factory=list)
+    constants: list[str] = field(default_factory=list)  # IS NULL, a boolean column
     constant_columns: list[str] = field(default_factory=list)
     output: list[str] = field(default_factory=list)  # columns the plan reads from it
 
@@ -62,11 +88,20 @@ class Scan:
 
     @property
     def useful(self) -> bool:
-        return bool(self.equality or self.ranges or self.sort or self.like or self.constants)
+        return bool(
+            self.equality
+            or self.ranges
+            or self.sort
+            or self.like
+            or self.literals
+            or self.constants
+        )
 
 
-def scans_of(plan: Plan) -> list[Scan]:
-    """Every scan of `plan` an index could improve."""
+def scans_of(plan: Plan, types: ColumnTypes | None = None) -> list[Scan]:
+    """Every scan of `plan` an index could improve; `types`: the column types of its
+    tables, to see a binary-coercible cast of a column as the column."""
+    types = types or {}
     aliases = {
         str(n.get("Alias", n["Relation Name"])): (
             str(n.get("Schema", "public")),
@@ -80,22 +115,23 @@ def scans_of(plan: Plan) -> list[Scan]:
     for _depth, node in nodes(plan):
         kind = node.get("Node Type")
         if kind in SCANS and "Relation Name" in node:
-            scan = _scan(node, aliases)
+            scan = _scan(node, aliases, types)
             if scan is not None and scan.useful:
                 found.append(scan)
         for key in ("Hash Cond", "Merge Cond", "Join Filter"):
             if key in node:
-                found.extend(_join_keys(str(node[key]), node, aliases))
+                found.extend(_join_keys(str(node[key]), node, aliases, types))
         if kind in ("Sort", "Incremental Sort") and id(node) in limited:
-            sort = _sort(node, aliases)
+            sort = _sort(node, aliases, types)
             if sort is not None:
                 found.append(sort)
     return found
 
 
 def _under_limit(plan: Plan) -> set[int]:
-    """The Sort nodes a Limit reads (directly, or through a Gather Merge or a
-    projection): an index in their order lets the limit stop after a few rows."""
+    """The Sort nodes a Limit reads (directly, or through a Gather Merge, a
+    projection or the row locks of FOR UPDATE): an index in their order lets the
+    limit stop after a few rows."""
     out: set[int] = set()
     for _d, node in nodes(plan):
         if node.get("Node Type") != "Limit":
@@ -106,13 +142,13 @@ def _under_limit(plan: Plan) -> set[int]:
             if child.get("Node Type") in ("Sort", "Incremental Sort"):
                 out.add(id(child))
                 break
-            if child.get("Node Type") not in ("Gather Merge", "Result", "Subquery Scan"):
+            if child.get("Node Type") not in UNDER_LIMIT:
                 break
             below = child.get("Plans", [])
     return out
 
 
-def _scan(node: Plan, aliases: dict[str, tuple[str, str]]) -> Scan | None:
+def _scan(node: Plan, aliases: dict[str, tuple[str, str]], types: ColumnTypes) -> Scan | None:
     schema, table = str(node.get("Schema", "public")), str(node["Relation Name"])
     alias = str(node.get("Alias", table))
     if node["Node Type"] == "Seq Scan":
@@ -125,18 +161,23 @@ def _scan(node: Plan, aliases: dict[str, tuple[str, str]]) -> Scan | None:
     scan = Scan(schema, table, how, float(node.get("Plan Rows", 0)))
     for text in conditions:
         if text:
-            _read_conditions(str(text), alias, aliases, scan)
+            _read_conditions(str(text), alias, aliases, scan, types.get(scan.qualified, {}))
     scan.output = _columns_of(node.get("Output", []), alias)
     return scan
 
 
-def _join_keys(text: str, node: Plan, aliases: dict[str, tuple[str, str]]) -> list[Scan]:
+def _join_keys(
+    text: str, node: Plan, aliases: dict[str, tuple[str, str]], types: ColumnTypes
+) -> list[Scan]:
     """An index on each side's join key: a nested loop can then look rows up."""
     out = []
     for conjunct in _conjuncts(text):
         if not (isinstance(conjunct, ast.A_Expr) and _op(conjunct) in EQUALITY):
             continue
         for side in (conjunct.lexpr, conjunct.rexpr):
+            if isinstance(side, ast.TypeCast) and isinstance(side.arg, ast.ColumnRef):
+                read = aliases.get(_qualifier(side.arg))
+                side = _uncast(side, types.get(".".join(read), {}) if read else {})
             fields: Any = getattr(side, "fields", None)
             if isinstance(side, ast.ColumnRef) and len(fields) == 2:
                 alias, column = fields[0].sval, fields[1].sval
@@ -148,7 +189,7 @@ def _join_keys(text: str, node: Plan, aliases: dict[str, tuple[str, str]]) -> li
     return out
 
 
-def _sort(node: Plan, aliases: dict[str, tuple[str, str]]) -> Scan | None:
+def _sort(node: Plan, aliases: dict[str, tuple[str, str]], types: ColumnTypes) -> Scan | None:
     """The sort under a LIMIT, when all its keys are one table's: with the filters of
     that table's scan below it (equality first, then the sort keys)."""
     keys: list[tuple[str, Key]] = []
@@ -161,7 +202,8 @@ def _sort(node: Plan, aliases: dict[str, tuple[str, str]]) -> Scan | None:
         alias = _only_alias(by.node)
         if alias is None or alias not in aliases:
             return None
-        keys.append((alias, _key(by.node, desc=by.sortby_dir == SortByDir.SORTBY_DESC)))
+        column = _uncast(by.node, types.get(".".join(aliases[alias]), {}))
+        keys.append((alias, _key(column, desc=by.sortby_dir == SortByDir.SORTBY_DESC)))
     if not keys or len({a for a, _k in keys}) != 1:
         return None
     alias = keys[0][0]
@@ -172,13 +214,18 @@ def _sort(node: Plan, aliases: dict[str, tuple[str, str]]) -> Scan | None:
         if below.get("Relation Name") == table and str(below.get("Alias", table)) == alias:
             for key in ("Index Cond", "Filter"):
                 if below.get(key):
-                    _read_conditions(str(below[key]), alias, aliases, scan)
+                    _read_conditions(
+                        str(below[key]), alias, aliases, scan, types.get(scan.qualified, {})
+                    )
             scan.output = _columns_of(below.get("Output", []), alias)
     scan.ranges = []  # an index in sort order serves the limit; a range would come first
     return scan
 
 
-def _read_conditions(text: str, alias: str, aliases: dict[str, Any], scan: Scan) -> None:
+def _read_conditions(
+    text: str, alias: str, aliases: dict[str, Any], scan: Scan, types: Mapping[str, str]
+) -> None:
+    """`scan`'s keys from the conditions in `text` on `alias` (its columns' `types`)."""
     for conjunct in _conjuncts(text):
         if isinstance(conjunct, ast.A_Expr) and conjunct.kind in (
             A_Expr_Kind.AEXPR_OP,
@@ -189,15 +236,14 @@ def _read_conditions(text: str, alias: str, aliases: dict[str, Any], scan: Scan)
             column_side, other = _sides(conjunct, alias)
             if column_side is None:
                 continue
-            key = _key(column_side)
+            key = _key(_uncast(column_side, types))
             if _has_column(other):
                 if op in EQUALITY and _only_alias(other) not in (None, alias):
                     scan.equality.append(key)  # a join's key, known per outer row
                 continue
             constant = not any(isinstance(n, ast.ParamRef) for n in walk(other))
             if op in EQUALITY and constant and conjunct.kind == A_Expr_Kind.AEXPR_OP:
-                scan.constants.append(_deparse(conjunct))
-                scan.constant_columns.extend(key.columns)
+                scan.literals.append((key, _deparse(conjunct)))
             elif op in EQUALITY:
                 scan.equality.append(key)
             elif op in RANGE:
@@ -255,6 +301,18 @@ def _is_flag(node: Any, alias: str) -> bool:
             return False
         node = (node.args or (None,))[0]
     return isinstance(node, ast.ColumnRef) and _only_alias(node) in (alias, "")
+
+
+def _uncast(node: Any, types: Mapping[str, str]) -> Any:
+    """A binary-coercible cast of a column (`(status)::text` of a varchar): the
+    column; anything else as it is."""
+    if not (isinstance(node, ast.TypeCast) and isinstance(node.arg, ast.ColumnRef)):
+        return node
+    to: Any = node.typeName
+    source = types.get(_name(node.arg))
+    if to.arrayBounds or to.typmods or source is None:
+        return node
+    return node.arg if (source, str(to.names[-1].sval)) in BINARY_COERCIBLE else node
 
 
 def _key(node: Any, desc: bool = False) -> Key:
