@@ -306,3 +306,22 @@ def test_statements_taken_as_ab_takes_them_and_from_a_file() -> None:
     ]
     assert [s.query for s in from_file("select 1\nselect 2\n")] == ["select 1", "select 2"]
     assert write_of("selec oops") == (None, None, ())
+
+
+def test_many_columns_by_equality_get_the_most_distinct_few_and_the_most_distinct_alone() -> None:
+    """A statement comparing 40 columns: no 40-key index (PostgreSQL refuses past 32,
+    and the keys past the most selective add size), but the three most distinct and,
+    beside it, the most distinct alone, for the copy's planner to weigh."""
+    wide = TableFacts(
+        "public.wide",
+        rows=100_000,
+        pages=5000,
+        columns={f"c{i}": ColumnStats(4, 10 * (i + 1)) for i in range(40)},
+    )
+    conditions = " AND ".join(f"(wide.c{i} = ${i + 1})" for i in range(40))
+    (scan,) = scans_of(seq_scan(f"({conditions})", ["wide.c0"], "wide", "wide"))
+    made, _ = candidates_for(scan, wide, trigram=False, constant_literals=False)
+    keys = {c.keys for c in made}
+    assert (k("c39"),) in keys
+    assert (k("c39"), k("c38"), k("c37")) in keys
+    assert all(len(c.keys) <= 3 for c in made)

@@ -5,7 +5,10 @@ variant for a constant predicate; expression keys as they are (`lower(email)`);
 GIN with pg_trgm for LIKE. A candidate an existing index already covers (with the
 same operator classes and collations) is not offered: it is set aside with the
 name of the index that covers it. Each candidate has a size estimated from the
-table and pg_stats.
+table and pg_stats. A statement that compares more than MAX_EQUALITY columns by
+equality gets the MAX_EQUALITY most distinct of them, and the most distinct alone,
+as a DBA would index it (PostgreSQL takes at most 32 keys, and past the most
+selective few a key mostly adds size).
 
 A value written in a statement (`user_id = 1`) is a constant predicate only with
 evidence that it is one: pg_stat_statements kept it in its normalized text (which
@@ -29,6 +32,7 @@ from .scans import Key, Scan
 PAGE = 8192
 BTREE_FILL = 0.9  # btree's default leaf fillfactor
 MAX_INCLUDE = 3  # beyond this a covering index copies most of the row
+MAX_EQUALITY = 3  # equality keys of a composite, the most distinct first
 FEW_VALUES = 10  # an enumeration's values (a status, a kind): a partial index per value
 
 
@@ -154,6 +158,9 @@ def candidates_for(
     written, constants, constant_columns = _literals(scan, table, constant_literals)
     equality = _ordered_equality([*scan.equality, *written], table)
     made: list[Candidate] = []
+    if len(equality) > MAX_EQUALITY:
+        made.append(Candidate(scan.qualified, (equality[0],)))
+        equality = equality[:MAX_EQUALITY]
     if equality or scan.ranges or scan.sort:
         if scan.sort:
             keys = (*equality, *[k for k in scan.sort if k not in equality])

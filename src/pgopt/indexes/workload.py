@@ -15,7 +15,7 @@ from ..replay.catalog import SourceStatement
 from ..replay.selection import COVER
 from ..sqltree import PLANNABLE, tables_read
 
-MAX_STATEMENTS = 40
+MAX_STATEMENTS = 500  # a workload of hundreds (bench/advise_scale.py)
 SELECTION_SOURCE = (
     "pgopt ab's selection (--cover): the statements making up this share of the execution "
     "time, and every write"
