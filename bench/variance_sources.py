@@ -7,11 +7,11 @@ shape), and two experiments:
    while a sampler notes, each second, whether a checkpoint was in progress and
    whether an autovacuum worker ran. From the per-second throughput: its noise,
    its autocorrelation, and the share of its variance that seconds with a
-   checkpoint or an autovacuum worker explain; then, cutting the run into
-   adjacent blocks of L seconds and pairing each block with the next, the spread
-   of ln(B/A) against what independent seconds would give (sqrt(2/L) times one
-   second's spread): above 1, slow drift (short interleaved runs pair it away);
-   about 1, white noise (only more measured time helps).
+   checkpoint or an autovacuum worker explain; then, cut into A/A comparisons of
+   runs of L seconds, 1 s apart, each side measured 50 s (10 rounds of 5 s), the
+   90% interval's half-width each L gives: where the noise drifts slowly,
+   shorter interleaved runs pair more of it away; where it is white, only more
+   measured time helps.
 2. **Between runs**: `--runs` separate runs of `--duration` s, each started as a lab
    run starts (a CHECKPOINT first): the spread of their throughput against what
    the within-run noise alone predicts for runs that long. The excess is what a
@@ -43,7 +43,7 @@ from pgopt.binaries import find_binaries
 from pgopt.servers.embedded import EmbeddedTarget
 
 PROGRESS = re.compile(r"progress: (\d+(?:\.\d+)?) s, (\d+(?:\.\d+)?) tps")
-BLOCKS = (1, 2, 5, 10, 20)
+LENGTHS = (1, 2, 5, 10)
 
 
 class Background:
@@ -90,16 +90,20 @@ def pgbench(server: EmbeddedTarget, seconds: int, *extra: str) -> tuple[list[flo
     return per_second, float(overall.group(1))
 
 
-def block_pairs(logs: list[float], length: int) -> float | None:
-    """The spread of ln(B/A) where A and B are adjacent blocks of `length` seconds,
-    over what independent seconds would give: sd(d) / (sd_1 * sqrt(2 / length))."""
-    blocks = [
-        statistics.fmean(logs[i : i + length]) for i in range(0, len(logs) - length + 1, length)
+def interleaved(logs: list[float], length: int, gap: int, budget: int) -> float | None:
+    """The 90% half-width of an A/A comparison cut from the run: A and B runs of
+    `length` seconds, `gap` seconds apart (a run's preparation), pair after pair,
+    until each side has `budget` seconds; from the spread of the pairs' ln(B/A) over
+    the whole run, as a share (0.03: ±3%)."""
+    step = 2 * length + gap
+    d = [
+        statistics.fmean(logs[t + length + gap : t + step]) - statistics.fmean(logs[t : t + length])
+        for t in range(0, len(logs) - step + 1, step)
     ]
-    d = [b - a for a, b in zip(blocks[::2], blocks[1::2], strict=False)]
-    if len(d) < 3:
+    if len(d) < 4:
         return None
-    return statistics.stdev(d) / (statistics.stdev(logs) * math.sqrt(2 / length))
+    pairs = max(1, budget // length)
+    return math.expm1(1.645 * statistics.stdev(d) / math.sqrt(pairs))
 
 
 def explained(logs: list[float], flags: list[bool]) -> dict[str, float] | None:
@@ -138,7 +142,8 @@ def within_run(server: EmbeddedTarget, seconds: int) -> dict[str, Any]:
         "seconds": len(logs),
         "per_second_sd": statistics.stdev(logs),
         "lag1_autocorrelation": lag1,
-        "block_pairs": {str(n): block_pairs(logs, n) for n in BLOCKS},
+        # each side 50 s measured, as 10 rounds of 5-s runs; runs 1 s apart
+        "interleaved_half_width": {str(n): interleaved(logs, n, 1, 50) for n in LENGTHS},
         "autovacuum": explained(logs, flags["autovacuum"]),
         "checkpoint": explained(logs, flags["checkpoint"]),
     }
