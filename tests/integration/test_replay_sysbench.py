@@ -115,6 +115,10 @@ def replay(
     try:
         command = ["ab", "--source-dsn", dsn, "--synthesize", "--source-sample", "3"]
         command += ["--b-setting", "synchronous_commit=off", "--reps", "1", "--duration", "2"]
+        # each run starts from a fresh clone, its shared buffers cold: a second of
+        # warm-up reads the pages in, so that the 2-s run's cache misses are the
+        # workload's (the source's buffers are warm), not the clone's first touch
+        command += ["--warmup", "1"]
         code = main([*command, *extra, "--workdir", str(workdir), "--out", str(out)])
     finally:
         client.wait(timeout=60)

@@ -9,11 +9,12 @@ from __future__ import annotations
 import random
 import re
 
+from pgopt.queries import is_own, load
 from pgopt.replay.capture import Capture
 from pgopt.replay.catalog import Catalog, Column, SourceStatement
 from pgopt.replay.draws import ArrayOf, FromPool, pool_from_stats, sample
 from pgopt.replay.param_binding import ColumnUse, Table
-from pgopt.replay.replayable import shape_of
+from pgopt.replay.replayable import foreign_key_check, shape_of
 from pgopt.replay.selection import select
 from pgopt.replay.synthesize import synthesize
 
@@ -145,3 +146,18 @@ def test_a_parameter_no_column_holds_is_sent_as_a_captured_call_had_it() -> None
     assert bulk_text.count("\\set pgopt_c1 random(1, 2)") == 1
     assert "((case when :pgopt_c1 <= 1 then '{5,6}' else '{7}' end)::int2[])" in bulk_text
     assert "pgopt_c2" not in bulk_text and "pgopt_c4" not in bulk_text  # one call, one draw
+
+
+def test_postgresqls_own_foreign_key_checks_are_no_clients_statements() -> None:
+    """A deferred foreign key (Django's) is checked at COMMIT, and pg_stat_statements
+    counts the check as a top-level statement; pgopt's own reads of the source are
+    not the source's workload either."""
+    check = (
+        'SELECT $2 FROM ONLY "public"."shopapp_customer" x WHERE "id" '
+        "OPERATOR(pg_catalog.=) $1 FOR KEY SHARE OF x"
+    )
+    assert foreign_key_check(check)
+    assert not foreign_key_check('SELECT 1 FROM ONLY "public"."t" x WHERE "id" = $1 FOR UPDATE')
+    assert not foreign_key_check(LOOKUP)
+    own = load("statements_available")
+    assert is_own(own) and not is_own(LOOKUP)

@@ -128,7 +128,8 @@ def _statement(source: SourceFigures, replay: _Totals | None) -> StatementFideli
             f"{r_read:.3g} blocks a call read into shared buffers against the source's "
             f"{s_read:.3g} (the replay's cache misses differ: its values touch more or "
             "less of the data than the source's clients ask for, which only a log capture "
-            "(--source-log) holds; or its server has other memory)"
+            "(--source-log) holds; its runs start from a copy whose buffers are cold, "
+            "which --warmup fills; or its server has other memory)"
         )
     return StatementFidelity(
         source.name, source.query, source.share, source.calls, s_rows, s_ms, s_blocks,

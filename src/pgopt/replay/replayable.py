@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pglast import ast, parse_sql
+from pglast.enums.lockoptions import LockClauseStrength
 from pglast.parser import ParseError
 
 from ..sqltree import walk
@@ -152,3 +153,36 @@ def _param_numbers(stmt: Any) -> Iterator[int]:
     for node in walk(stmt):
         if isinstance(node, ast.ParamRef):
             yield int(node.number or 0)
+
+
+RI_LOCKS = (LockClauseStrength.LCS_FORKEYSHARE, LockClauseStrength.LCS_FORSHARE)
+
+
+def foreign_key_check(query: str) -> bool:
+    """Whether `query` is PostgreSQL's own check of a foreign key (ri_triggers.c:
+    `SELECT 1 FROM ONLY <table> x WHERE <key> OPERATOR(pg_catalog.=) $1 FOR KEY SHARE
+    OF x`), which pg_stat_statements counts as a top-level statement when the
+    constraint is deferred (Django makes every foreign key DEFERRABLE INITIALLY
+    DEFERRED) and it runs at COMMIT: the server's work for the writes that need it,
+    which a replay of those writes makes again, not a client's statement."""
+    try:
+        parsed = parse_sql(query)
+    except ParseError:
+        return False
+    stmt: Any = parsed[0].stmt if len(parsed) == 1 else None
+    if not isinstance(stmt, ast.SelectStmt) or len(stmt.fromClause or ()) != 1:
+        return False
+    table, locks = stmt.fromClause[0], stmt.lockingClause or ()
+    return (
+        isinstance(table, ast.RangeVar)
+        and not table.inh
+        and table.alias is not None
+        and table.alias.aliasname == "x"
+        and len(locks) == 1
+        and locks[0].strength in RI_LOCKS
+        and any(
+            isinstance(n, ast.A_Expr)
+            and [getattr(p, "sval", None) for p in n.name or ()][:1] == ["pg_catalog"]
+            for n in walk(stmt.whereClause)
+        )
+    )

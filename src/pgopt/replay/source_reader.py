@@ -22,7 +22,7 @@ from pglast.parser import ParseError
 from psycopg import sql
 
 from ..errors import UsageError, first_line
-from ..queries import load
+from ..queries import is_own, load
 from ..redact import redact_dsn
 from ..servers import read_only
 from ..servers.read_only import dict_rows
@@ -33,6 +33,7 @@ from .draws import INTEGER_TYPES, Pool, pool_from_rows, pool_from_stats
 from .log_reader import LogError, read_log
 from .param_binding import ColumnUse
 from .parameters import needed_columns
+from .replayable import foreign_key_check
 from .selection import Selection, select
 from .source_watch import TRANSACTION_CONTROL, how_clients_ran
 from .synthesize import NOT_SAMPLED, Synthesis, synthesize
@@ -177,8 +178,14 @@ def _statements(conn: psycopg.Connection[Any], where: str) -> list[SourceStateme
             int(r["blocks_read"] or 0),
         )
         for r in rows
-        if not TRANSACTION_CONTROL.match(str(r["query"]))
+        if not _not_the_clients(str(r["query"]))
     ]
+
+
+def _not_the_clients(query: str) -> bool:
+    """Transaction control (the replay makes its own), pgopt's own reads of the source,
+    PostgreSQL's own checks of deferred foreign keys: no client sent them."""
+    return bool(TRANSACTION_CONTROL.match(query)) or is_own(query) or foreign_key_check(query)
 
 
 def _with_largest(conn: psycopg.Connection[Any], selection: Selection, catalog: Catalog) -> Catalog:
