@@ -53,7 +53,7 @@ def own_fingerprints() -> frozenset[str]:
     every statement of pgopt's own queries, with psycopg's placeholders as `$1`: a
     server's pg_stat_statements row with one of them is pgopt reading it (a watch of
     the source samples pg_stat_activity some fifty times), not its clients' work."""
-    out = set()
+    out: set[str] = set()
     for entry in files(__package__).iterdir():
         if not entry.name.endswith(".sql"):
             continue

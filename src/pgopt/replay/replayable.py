@@ -172,7 +172,8 @@ def foreign_key_check(query: str) -> bool:
     stmt: Any = parsed[0].stmt if len(parsed) == 1 else None
     if not isinstance(stmt, ast.SelectStmt) or len(stmt.fromClause or ()) != 1:
         return False
-    table, locks = stmt.fromClause[0], stmt.lockingClause or ()
+    table: Any = (stmt.fromClause or (None,))[0]
+    locks: Any = stmt.lockingClause or ()
     return (
         isinstance(table, ast.RangeVar)
         and not table.inh
