@@ -177,7 +177,7 @@ def _join_keys(
         for side in (conjunct.lexpr, conjunct.rexpr):
             if isinstance(side, ast.TypeCast) and isinstance(side.arg, ast.ColumnRef):
                 read = aliases.get(_qualifier(side.arg))
-                side = _uncast(side, types.get(".".join(read), {}) if read else {})
+                side = _uncast(side, types.get(qualified(*read), {}) if read else {})
             fields: Any = getattr(side, "fields", None)
             if isinstance(side, ast.ColumnRef) and len(fields) == 2:
                 alias, column = fields[0].sval, fields[1].sval
@@ -202,7 +202,7 @@ def _sort(node: Plan, aliases: dict[str, tuple[str, str]], types: ColumnTypes) -
         alias = _only_alias(by.node)
         if alias is None or alias not in aliases:
             return None
-        column = _uncast(by.node, types.get(".".join(aliases[alias]), {}))
+        column = _uncast(by.node, types.get(qualified(*aliases[alias]), {}))
         keys.append((alias, _key(column, desc=by.sortby_dir == SortByDir.SORTBY_DESC)))
     if not keys or len({a for a, _k in keys}) != 1:
         return None
