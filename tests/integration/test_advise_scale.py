@@ -23,7 +23,8 @@ from pgopt.servers.embedded import EmbeddedTarget
 
 from .conftest import LOCAL_DSN, local_server_answers, pgopt_processes
 
-pytestmark = pytest.mark.xdist_group("index-advisor")
+# one wide table at a time, on a worker of its own beside the advisor's other tests
+pytestmark = pytest.mark.xdist_group("advise-scale")
 
 COLUMNS = 100
 
@@ -65,7 +66,7 @@ def test_a_hundred_statements_from_pg_stat_statements_get_an_index_each(
     and read from pg_stat_statements, as most users will: each column filtered gets
     its own index; none is missed for a cap on the statements read."""
     admin = f"postgresql://postgres@127.0.0.1:{server.port}/postgres"
-    with wide_database(admin, COLUMNS, rows=20000) as dsn:
+    with wide_database(admin, COLUMNS, rows=5000) as dsn:
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute("create extension if not exists pg_stat_statements")
             conn.execute("select pg_stat_statements_reset()")
