@@ -162,8 +162,17 @@ def test_a_standby_that_dies_ends_the_run_and_takes_nothing_with_it(
     error naming the node, and the primary goes too, folders and all."""
     proc = _start_with_standby(workdir, tmp_path / "run", "reads_standby")
     # the standby's folder: pg_basebackup -R wrote its standby.signal (a folder's
-    # ctime is no guide: files made in the primary's later make it look newer)
-    standby = next(p for p in workdir.glob("pgopt-*") if (p / "data/standby.signal").exists())
+    # ctime is no guide: files made in the primary's later make it look newer); two
+    # postmasters may run before it does (a busy machine: the primary and a restart)
+    deadline = time.monotonic() + 90
+    standby = None
+    while standby is None:
+        signals = (p for p in workdir.glob("pgopt-*") if (p / "data/standby.signal").exists())
+        standby = next(signals, None)
+        if standby is None and (time.monotonic() > deadline or proc.poll() is not None):
+            proc.kill()
+            pytest.fail("no standby folder: " + (proc.stderr.read() if proc.stderr else ""))
+        time.sleep(0.2)
     deadline = time.monotonic() + 90  # into the runs: pgbench's sessions on the standby
     while not _bench_sessions(standby):
         if time.monotonic() > deadline or proc.poll() is not None:
