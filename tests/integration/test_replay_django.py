@@ -73,6 +73,18 @@ def every_statement_replayed(fidelity: dict[str, Any], out: Path) -> None:
     assert not fidelity["dropped_writes"], fidelity
 
 
+def lookups_and_bulk_inserts_replayed(out: Path) -> None:
+    """The run in `out` replayed every shop statement, the lookup and the bulk insert
+    among them, each reading or writing the rows a source's call did."""
+    every_statement_replayed(load_document(out)["fidelity"], out)
+    statements = replayed(out)
+    for text in (LOOKUP, BULK):
+        row = the(statements, text)
+        assert row["replay_calls"] > 0, row
+        # a lookup finds its one customer; a bulk insert writes an order's lines
+        assert 1 / 1.5 <= row["replay_rows"] / row["source_rows"] <= 1.5, row
+
+
 def the(statements: dict[str, dict[str, Any]], text: str) -> dict[str, Any]:
     (found,) = [s for q, s in statements.items() if text in q]
     return found
@@ -94,14 +106,7 @@ def test_an_orms_lookups_and_bulk_inserts_are_replayed_while_pgopt_watches(
     finally:
         client.wait(timeout=60)
     assert code == 0
-    fidelity = load_document(tmp_path / "out")["fidelity"]
-    every_statement_replayed(fidelity, tmp_path / "out")
-    statements = replayed(tmp_path / "out")
-    for text in (LOOKUP, BULK):
-        row = the(statements, text)
-        assert row["replay_calls"] > 0, row
-        # a lookup finds its one customer; a bulk insert writes an order's lines
-        assert 1 / 1.5 <= row["replay_rows"] / row["source_rows"] <= 1.5, row
+    lookups_and_bulk_inserts_replayed(tmp_path / "out")
     readme = (tmp_path / "out" / "workload" / "README.md").read_text()
     assert "an array of shopapp_orderline.order_id" in readme
 
@@ -128,12 +133,7 @@ def test_an_orms_statements_are_replayed_from_a_log_capture_with_their_values(
     out = tmp_path / "out"
     command = ["ab", "--source-dsn", dsn, "--synthesize", "--source-log", str(log), *AB]
     assert main([*command, "--workdir", str(workdir), "--out", str(out)]) == 0
-    fidelity = load_document(out)["fidelity"]
-    every_statement_replayed(fidelity, out)
-    statements = replayed(out)
-    for text in (LOOKUP, BULK):
-        row = the(statements, text)
-        assert row["replay_calls"] > 0 and 1 / 1.5 <= row["replay_rows"] / row["source_rows"] <= 1.5
+    lookups_and_bulk_inserts_replayed(out)
     # the bulk insert's arrays as one captured call had them: one draw of the call
     scripts = "\n".join(p.read_text() for p in (out / "workload").glob("*.sql"))
     assert "\\set pgopt_c1 random(1, " in scripts and "pgopt_c2" not in scripts

@@ -170,20 +170,20 @@ def foreign_key_check(query: str) -> bool:
     except ParseError:
         return False
     stmt: Any = parsed[0].stmt if len(parsed) == 1 else None
-    if not isinstance(stmt, ast.SelectStmt) or len(stmt.fromClause or ()) != 1:
+    if not isinstance(stmt, ast.SelectStmt):
         return False
-    table: Any = (stmt.fromClause or (None,))[0]
-    locks: Any = stmt.lockingClause or ()
+    tables, locks = stmt.fromClause or (), stmt.lockingClause or ()
+    only_x = (
+        len(tables) == 1
+        and isinstance(tables[0], ast.RangeVar)
+        and not tables[0].inh
+        and tables[0].alias is not None
+        and tables[0].alias.aliasname == "x"
+    )
+    qualified = (n.name[0] for n in walk(stmt.whereClause) if isinstance(n, ast.A_Expr) and n.name)
     return (
-        isinstance(table, ast.RangeVar)
-        and not table.inh
-        and table.alias is not None
-        and table.alias.aliasname == "x"
+        only_x
         and len(locks) == 1
         and locks[0].strength in RI_LOCKS
-        and any(
-            isinstance(n, ast.A_Expr)
-            and [getattr(p, "sval", None) for p in n.name or ()][:1] == ["pg_catalog"]
-            for n in walk(stmt.whereClause)
-        )
+        and any(getattr(q, "sval", None) == "pg_catalog" for q in qualified)
     )
