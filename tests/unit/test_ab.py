@@ -13,8 +13,8 @@ from pgopt.ab.spec import AbFlags, AbSpec, Variant, read_spec
 from pgopt.cli import main
 from pgopt.errors import LabError
 from pgopt.pgbench.command import ScriptRef
-from pgopt.replay.catalog import SourceWorkload
 from pgopt.replay.synthesize import Synthesis
+from pgopt.source.catalog import SourceWorkload
 
 AB = """\
 title = "orders: an index"

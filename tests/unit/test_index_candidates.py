@@ -17,7 +17,7 @@ from pgopt.indexes.candidates import (
 from pgopt.indexes.scans import Key, scans_of
 from pgopt.indexes.selection import Checked, choose, weigh
 from pgopt.indexes.workload import Statement, chosen, from_file, write_of
-from pgopt.replay.catalog import SourceStatement
+from pgopt.source.catalog import SourceStatement
 
 
 def seq_scan(

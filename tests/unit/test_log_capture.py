@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from pgopt.replay.capture import capture_of, literal_values
-from pgopt.replay.catalog import SourceStatement
 from pgopt.replay.draws import DRAW, RangeDraw, pool_from_values, sample
-from pgopt.replay.log_reader import LogError, prefix_pattern, read_log
 from pgopt.replay.selection import select
 from pgopt.replay.synthesize import synthesize
+from pgopt.source.capture import capture_of, literal_values
+from pgopt.source.catalog import SourceStatement
+from pgopt.source.log_reader import LogError, prefix_pattern, read_log
 from tests.unit.test_ab_synthesis import CATALOG, POOLS
 
 LOGS = Path(__file__).parent.parent / "data" / "logs"

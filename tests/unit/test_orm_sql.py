@@ -10,13 +10,14 @@ import random
 import re
 
 from pgopt.queries import is_own, load
-from pgopt.replay.capture import Capture
-from pgopt.replay.catalog import Catalog, Column, SourceStatement
 from pgopt.replay.draws import ArrayOf, FromPool, pool_from_stats, sample
-from pgopt.replay.param_binding import ColumnUse, Table
-from pgopt.replay.replayable import foreign_key_check, shape_of
+from pgopt.replay.param_binding import ColumnUse
+from pgopt.replay.replayable import shape_of
 from pgopt.replay.selection import select
 from pgopt.replay.synthesize import synthesize
+from pgopt.source.capture import Capture
+from pgopt.source.catalog import Catalog, Column, SourceStatement, Table
+from pgopt.source.reader import foreign_key_check
 
 CUSTOMER, LINE = Table(None, "shopapp_customer"), Table(None, "shopapp_orderline")
 CATALOG = Catalog(

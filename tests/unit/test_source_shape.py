@@ -1,4 +1,4 @@
-"""How the source's clients ran, from what tells it (replay/source_shape.py): a watch
+"""How the source's clients ran, from what tells it (source/shape.py): a watch
 that saw work, what the source keeps since a reset, or nothing (said); and what a
 faster database is worth to the application (analysis/amdahl.py). No server."""
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from pgopt.analysis.amdahl import application_bound
-from pgopt.replay.source_shape import Kept, Watch, shape
+from pgopt.source.shape import Kept, Watch, shape
 
 NOW = 1_800_000_000.0
 

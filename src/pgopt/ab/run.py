@@ -17,7 +17,7 @@ from ..consoles import err, out
 from ..errors import BenchError, UsageError
 from ..lab.across import shared_settings
 from ..model.result import LabResult
-from ..replay.source_reader import synthesize_from
+from ..replay.from_source import synthesize_from
 from ..replay.synthesize import Synthesis
 from ..replay.workload_files import write_workload
 from ..report.fmt import format_bytes

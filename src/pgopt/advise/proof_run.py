@@ -14,7 +14,7 @@ from ..ab.spec import AbSpec, Variant
 from ..consoles import err
 from ..errors import UsageError
 from ..pgbench.command import ScriptRef
-from ..replay.source_reader import scripts_for, statements_naming
+from ..replay.from_source import scripts_for, statements_naming
 from ..replay.workload_files import write_scripts
 from .advice import Advice
 from .prove import ProofPlan, plan_proof

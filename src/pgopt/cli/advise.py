@@ -20,7 +20,7 @@ from ..indexes.advisor import add_index_advice, read_queries
 from ..indexes.outcome import RULE
 from ..indexes.proof import prove_indexes
 from ..redact import redact_dsn
-from ..replay.source_reader import synthesize_from
+from ..replay.from_source import synthesize_from
 from ..report import markdown
 from ..report.terminal import print_document_summary
 from ..running.launch import command_line

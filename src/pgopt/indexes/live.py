@@ -23,8 +23,8 @@ from ..ab.relations import CopyList, copy_list, read_relations
 from ..plans.generic import PlanError, generic_plan, parameter_count
 from ..plans.shape import Plan, nodes
 from ..queries import load
-from ..replay.catalog import SourceStatement
 from ..servers.read_only import dict_rows
+from ..source.catalog import SourceStatement
 from ..sqltree import qualified, relations_named, unquoted
 from .candidates import ColumnStats, ExistingIndex, TableFacts, key_classes
 from .scans import Key

@@ -15,7 +15,7 @@ from ..ab.conclusion import verdict_of
 from ..ab.run import AbOptions, run_ab
 from ..ab.spec import AbSpec, Variant
 from ..consoles import err
-from ..replay.source_reader import scripts_for
+from ..replay.from_source import scripts_for
 from ..replay.synthesize import Synthesis
 from ..replay.workload_files import write_scripts
 from .outcome import RULE, IndexAdvice

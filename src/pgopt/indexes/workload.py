@@ -11,8 +11,8 @@ from typing import Any
 from pglast import ast, parse_sql
 from pglast.parser import ParseError
 
-from ..replay.catalog import SourceStatement
 from ..replay.selection import COVER
+from ..source.catalog import SourceStatement
 from ..sqltree import PLANNABLE, tables_read
 
 MAX_STATEMENTS = 500  # a workload of hundreds (bench/advise_scale.py)

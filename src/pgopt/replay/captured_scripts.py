@@ -21,8 +21,8 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
+from ..source.capture import Capture
 from ..words import plural
-from .capture import Capture
 from .scripts import Block, Choice, ScriptText, pick, scaled, weights_of
 
 MAX_SCRIPTS = 100  # pgbench takes at most 128 scripts

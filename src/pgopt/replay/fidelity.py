@@ -34,7 +34,7 @@ from typing import Any
 from ..lab.spec import ReplaySpec, SourceFigures
 from ..model.fidelity import Fidelity, StatementFidelity
 from ..model.result import Run
-from .source_shape import TELL_CLIENTS, TELL_SHAPE
+from ..source.shape import TELL_CLIENTS, TELL_SHAPE
 from .tag import tag_of
 
 THRESHOLDS = {

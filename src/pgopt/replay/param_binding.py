@@ -20,6 +20,7 @@ from pglast.enums.parsenodes import A_Expr_Kind
 from pglast.enums.primnodes import BoolExprType
 from pglast.stream import RawStream
 
+from ..source.catalog import Table
 from ..sqltree import walk
 
 REPLAYABLE = (ast.SelectStmt, ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt)
@@ -38,12 +39,6 @@ COMPARING_KINDS = frozenset(
 ARITHMETIC = frozenset({"+", "-", "*", "/", "%"})
 LOWER = frozenset({">", ">="})  # column > $n: $n is a lower bound
 UPPER = frozenset({"<", "<="})
-
-
-@dataclass(frozen=True)
-class Table:
-    schema: str | None  # as written; None: found on the search path
-    name: str
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ import statistics
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from .catalog import Catalog, SourceStatement
+from ..source.catalog import Catalog, SourceStatement, Table
 from .draws import (
     ASSUMED,
     INTEGER_TYPES,
@@ -26,7 +26,7 @@ from .draws import (
     pool_from_values,
     rows_per_value,
 )
-from .param_binding import ColumnUse, Operand, Table
+from .param_binding import ColumnUse, Operand
 from .replayable import shape_of
 from .selection import Candidate, Selection
 

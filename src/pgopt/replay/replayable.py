@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pglast import ast, parse_sql
-from pglast.enums.lockoptions import LockClauseStrength
 from pglast.parser import ParseError
 
+from ..source.catalog import Table
 from ..sqltree import walk
-from .param_binding import REPLAYABLE, Binder, ColumnRange, Table, Use, table_of
+from .param_binding import REPLAYABLE, Binder, ColumnRange, Use, table_of
 
 SIDE_EFFECTS = frozenset(
     {
@@ -153,37 +153,3 @@ def _param_numbers(stmt: Any) -> Iterator[int]:
     for node in walk(stmt):
         if isinstance(node, ast.ParamRef):
             yield int(node.number or 0)
-
-
-RI_LOCKS = (LockClauseStrength.LCS_FORKEYSHARE, LockClauseStrength.LCS_FORSHARE)
-
-
-def foreign_key_check(query: str) -> bool:
-    """Whether `query` is PostgreSQL's own check of a foreign key (ri_triggers.c:
-    `SELECT 1 FROM ONLY <table> x WHERE <key> OPERATOR(pg_catalog.=) $1 FOR KEY SHARE
-    OF x`), which pg_stat_statements counts as a top-level statement when the
-    constraint is deferred (Django makes every foreign key DEFERRABLE INITIALLY
-    DEFERRED) and it runs at COMMIT: the server's work for the writes that need it,
-    which a replay of those writes makes again, not a client's statement."""
-    try:
-        parsed = parse_sql(query)
-    except ParseError:
-        return False
-    stmt: Any = parsed[0].stmt if len(parsed) == 1 else None
-    if not isinstance(stmt, ast.SelectStmt):
-        return False
-    tables, locks = stmt.fromClause or (), stmt.lockingClause or ()
-    only_x = (
-        len(tables) == 1
-        and isinstance(tables[0], ast.RangeVar)
-        and not tables[0].inh
-        and tables[0].alias is not None
-        and tables[0].alias.aliasname == "x"
-    )
-    qualified = (n.name[0] for n in walk(stmt.whereClause) if isinstance(n, ast.A_Expr) and n.name)
-    return (
-        only_x
-        and len(locks) == 1
-        and locks[0].strength in RI_LOCKS
-        and any(getattr(q, "sval", None) == "pg_catalog" for q in qualified)
-    )

@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..source.catalog import SourceStatement
 from ..words import plural
-from .catalog import SourceStatement
 from .draws import Draw, FromPool, RangeDraw, render, rows_per_value
 from .param_binding import ColumnUse
 from .selection import Candidate

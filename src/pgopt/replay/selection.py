@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from .catalog import Catalog, SourceStatement
+from ..source.catalog import Catalog, SourceStatement
 from .draws import INTEGER_TYPES
 from .param_binding import ColumnUse, Operand
 from .replayable import Shape, shape_of

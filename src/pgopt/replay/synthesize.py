@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .capture import Capture
+from ..source.capture import Capture
+from ..source.catalog import Catalog, SourceStatement, SourceWorkload
 from .captured_scripts import Steps, captured_scripts
-from .catalog import Catalog, SourceStatement, SourceWorkload
 from .draws import INTEGER_TYPES, Pool
 from .param_binding import ColumnUse
 from .parameters import Key, draws_of, new_key

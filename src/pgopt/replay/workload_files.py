@@ -10,8 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from ..pgbench.command import ScriptRef
+from ..source.catalog import SourceWorkload
 from ..words import flat_query
-from .catalog import SourceWorkload
 from .parameters import KEYS_SCHEMA
 from .selection import MAX_SCRIPTS
 from .synthesize import Synthesis

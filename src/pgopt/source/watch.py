@@ -1,7 +1,7 @@
 """How the source's clients run its statements, read in the replay's read-only session:
 a watch of `--source-sample` seconds (its sessions sampled twice a second, the calls
 and commits counted before and after), and what the source keeps since its
-statistics were reset; source_shape.py makes the figures of them, each with
+statistics were reset; shape.py makes the figures of them, each with
 where it came from."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import psycopg
 from ..queries import find, load
 from ..servers.read_only import dict_rows
 from .catalog import SourceWorkload
-from .source_shape import Kept, Watch, shape
+from .shape import Kept, Watch, shape
 
 SAMPLE_EVERY_S = 0.5  # pg_stat_activity's sessions during the watch
 TRANSACTION_CONTROL = re.compile(

@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .param_binding import Table
+
+@dataclass(frozen=True)
+class Table:
+    """A table as a statement names it (replay/param_binding.py reads it from the
+    statement); `Catalog.key` finds which of the source's tables it is."""
+
+    schema: str | None  # as written; None: found on the search path
+    name: str
 
 
 @dataclass(frozen=True)
@@ -74,7 +81,7 @@ class Catalog:
 @dataclass(frozen=True)
 class SourceWorkload:
     """How the source's clients ran its statements (None: not known), each figure with
-    where it came from (replay/source_shape.py)."""
+    where it came from (shape.py)."""
 
     statements_per_commit: float | None = None
     clients: int | None = None

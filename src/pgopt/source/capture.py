@@ -6,7 +6,7 @@ order pg_stat_statements numbers them), and each session's statements cut into
 transactions: BEGIN to COMMIT or ROLLBACK, or one statement alone (autocommit).
 
 Transactions are kept as their statements' sequence of queryids; the replay
-runs them as the capture shows them (synthesize.py). Also read: how many
+runs them as the capture shows them (replay/synthesize.py). Also read: how many
 sessions ran at once (by where each session's first and last lines fall in the
 log), their protocol, the statements no pg_stat_statements row matched, and the
 time each transaction between BEGIN and COMMIT spent idle between its statements:
