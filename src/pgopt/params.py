@@ -16,6 +16,15 @@ LATENCY_RUNS = ("first", "all", "none")
 # `--reps auto`: the rounds after which a run looks whether every comparison is decided
 # (analysis/verdicts.py holds the alpha that keeps the overall error rate at 5%)
 LOOKS = (4, 6, 8, 10)
+# `--slice`: each side of a round runs in slices of this many seconds, interleaved
+# with the other sides' (engine/slices.py); 0 runs each side whole
+SLICE_S = 1
+
+
+def is_detailed(latencies: str, round_number: int) -> bool:
+    """Whether a round's runs keep pgbench's transaction log and per-statement report:
+    `--latencies` first (the first round's runs), all, or none."""
+    return latencies == "all" or (latencies == "first" and round_number == 1)
 
 
 @dataclass(frozen=True)
@@ -37,6 +46,7 @@ class RunParams:
     latencies: str = "first"  # the runs pgbench times per transaction: LATENCY_RUNS
     standby_dsns: tuple[str, ...] = ()  # a user's hot standbys (--standby-dsn)
     scaled: bool = True  # the dataset's size follows `scale` (an A/B's copy does not)
+    slice_s: int = SLICE_S  # seconds of a slice of a run (0: whole runs)
 
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -65,9 +75,12 @@ def resolve_params(
     margin: float | None = None,
     latencies: str = "first",
     standby_dsns: tuple[str, ...] = (),
+    slice_s: int | None = None,
 ) -> RunParams:
     base = lab.quick if quick else lab.defaults
-    check_overrides(scale=scale, duration=duration, clients=clients, margin=margin, reps=reps)
+    check_overrides(
+        scale=scale, duration=duration, clients=clients, margin=margin, reps=reps, slice_s=slice_s
+    )
     if latencies not in LATENCY_RUNS:
         raise UsageError(f"--latencies takes {', '.join(LATENCY_RUNS)}, got {latencies!r}")
     return RunParams(
@@ -88,6 +101,7 @@ def resolve_params(
         latencies=latencies,
         standby_dsns=standby_dsns,
         scaled=lab.dataset.variable is not None,
+        slice_s=SLICE_S if slice_s is None else slice_s,
     )
 
 
@@ -104,8 +118,11 @@ def check_overrides(
     clients: int | None = None,
     margin: float | None = None,
     reps: str | int | None = None,
+    slice_s: int | None = None,
 ) -> None:
     """Refuse a number no run can use, before anything starts (UsageError: exit 2)."""
+    if slice_s is not None and slice_s < 0:
+        raise UsageError(f"--slice takes seconds (0: whole runs), got {slice_s}")
     for name, value in (
         ("--scale", scale),
         ("--duration", duration),

@@ -143,11 +143,21 @@ def test_only_the_first_rounds_runs_are_detailed(aa_run: tuple[dict[str, Any], P
             assert "log_sampling_rate" not in second
             assert second["tps"] == second["tps_whole_run"] > 0
         assert step["latency_ms"]["p95"] > 0  # percentiles from the detailed run
-        raws = [(out / "raw" / f"{step['name']}-s1r{n}.pgbench.txt").read_text() for n in (1, 2)]
-        assert "--log" in raws[0] and "--report-per-command" in raws[0]
-        assert "--log" not in raws[1] and "--report-per-command" not in raws[1]
+        raw = (out / "raw" / f"{step['name']}-s1r1.pgbench.txt").read_text()
+        assert "--log" in raw and "--report-per-command" in raw
         # the warm-up second ran before, in a pgbench of its own
-        assert all("duration: 2 s" in raw for raw in raws)
+        assert "duration: 2 s" in raw
+        # the quiet rounds ran in slices of 1 s taking turns, each its own pgbench
+        for second in later:
+            assert len(second["slice_tps"]) == 2
+            assert second["tps"] == pytest.approx(sum(second["slice_tps"]) / 2, rel=1e-3)
+        slices = [
+            (out / "raw" / f"{step['name']}-s1r2-slice{n}.pgbench.txt").read_text() for n in (1, 2)
+        ]
+        assert all("--log" not in s and "--report-per-command" not in s for s in slices)
+        assert all("duration: 1 s" in s for s in slices)
+    segment = result["plan"]["segments"][0]
+    assert segment["slice_s"] == 1 and segment["sliced_rounds"] == list(range(2, 5))
 
 
 def test_lab_run_writes_both_reports(aa_run: tuple[dict[str, Any], Path]) -> None:

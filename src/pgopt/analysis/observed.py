@@ -5,8 +5,10 @@ that compare across steps."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
+from ..model.observation import Observation, SamplerCost
 from ..replay.tag import tag_of
 
 TOP_STATEMENTS = 5
@@ -84,3 +86,65 @@ def unit_figures(stats: dict[str, Any], transactions: int | None) -> dict[str, f
         out[f"wal_bytes_per_{per}"] = stats["wal"].get("wal_bytes", 0) / div
         out[f"wal_fpi_per_{per}"] = stats["wal"].get("wal_fpi", 0) / div
     return {k: round(v, 3) for k, v in out.items()}
+
+
+def merged_stats(deltas: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The statistics differences of consecutive slices of one step's run, as one:
+    counters added section by section, statements joined by their text (calls, time,
+    rows and blocks added; the mean a call computed again)."""
+    out: dict[str, Any] = {}
+    for section in ("database", "wal"):
+        parts = [d[section] for d in deltas if section in d]
+        if parts:
+            out[section] = _added(parts)
+    ios = [d["io"] for d in deltas if "io" in d]
+    if ios:
+        backends = dict.fromkeys(b for io in ios for b in io)
+        out["io"] = {b: _added([io[b] for io in ios if b in io]) for b in backends}
+    out["checkpoints"] = sum(d.get("checkpoints", 0) for d in deltas)
+    statements = [d["statements"] for d in deltas if "statements" in d]
+    if statements:
+        out["statements"] = _statements_joined(statements)
+    return out
+
+
+def _added(parts: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    keys = dict.fromkeys(k for part in parts for k in part)
+    return {k: sum(part.get(k, 0) for part in parts) for k in keys}
+
+
+def _statements_joined(slices: Sequence[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    joined: dict[str, dict[str, Any]] = {}
+    for rows in slices:
+        for row in rows:
+            into = joined.setdefault(row["query"], {"query": row["query"]})
+            for key in ("calls", "total_ms", "rows", "shared_blks_hit", "shared_blks_read"):
+                into[key] = into.get(key, 0) + row[key]
+    out = []
+    for row in joined.values():
+        row["total_ms"] = round(row["total_ms"], 3)
+        row["mean_ms"] = round(row["total_ms"] / row["calls"], 4)
+        out.append(row)
+    out.sort(key=lambda r: r["total_ms"], reverse=True)
+    return [r for i, r in enumerate(out) if i < TOP_STATEMENTS or tag_of(r["query"])]
+
+
+def joined_observation(slices: Sequence[Observation]) -> Observation:
+    """What the observer saw in each slice of one step's run, as one observation."""
+    out = Observation()
+    for obs in slices:
+        out.waits.update(obs.waits)
+        out.samples += obs.samples
+        out.problems += [p for p in obs.problems if p not in out.problems]
+        out.wall_s = round(out.wall_s + obs.wall_s, 3)
+    out.stats = merged_stats([obs.stats for obs in slices])
+    costs = [obs.sampler for obs in slices if obs.sampler is not None]
+    if costs:
+        servers = [c.server_cpu_s for c in costs]
+        out.sampler = SamplerCost(
+            samples=sum(c.samples for c in costs),
+            client_cpu_s=sum(c.client_cpu_s for c in costs),
+            server_cpu_s=None if None in servers else sum(s for s in servers if s is not None),
+            interval_s=costs[0].interval_s,
+        )
+    return out

@@ -23,6 +23,13 @@ RUN_OPTIONS = (
         "--duration).",
     ),
     click.option(
+        "--slice",
+        "slice_s",
+        type=int,
+        help="Seconds of a slice: each side's run is cut into slices that take turns with "
+        "the other sides' (default 1; 0 runs each side whole).",
+    ),
+    click.option(
         "--reps",
         help="Rounds: 'auto' (look after 4, 6, 8, 10 and stop when decided) or a fixed count.",
     ),

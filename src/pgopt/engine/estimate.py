@@ -3,7 +3,7 @@
 Counted from the plan: every timed run lasts the run's duration (a lab timed by
 phase: its `[timing] run` seconds at scale 1, times the scale) plus its warm-up,
 the preparation every run gets (settings, a CHECKPOINT, the observer: about a
-second here) and, where the segment restarts the server before every run, the
+second here), what each slice after the first adds in a sliced round and, where the segment restarts the server before every run, the
 restart; a fresh step's run starts from a clone of its template (a workload that
 writes) or from the template itself (one that does not). Once: the dataset's setup
 (`[timing] setup` at scale 1, times the scale; for a copy of the user's data, from
@@ -27,6 +27,9 @@ from .script_writes import first_write
 # its runs' own seconds
 PREPARE_S = 0.3  # settings, CHECKPOINT, observer start and stop, per timed run
 RESTART_S = 1.0  # a fresh postmaster, per run of a segment that restarts
+# a slice after a run's first (engine/slices.py): pgbench's start, the data renamed in,
+# the observer's snapshots around it (the smoke lab, 27 slices of 1 s in 27.7 s, 2026-11-27)
+SLICE_COST_S = 0.03
 START_S = 3.0  # initdb, the server's start and stop, the reports
 # a copy of the user's data (pgopt ab), in bytes of the restored copy per second:
 # bench/ab_scale.py, pgbench data of 1 GB copied from the local PostgreSQL 15
@@ -93,13 +96,13 @@ def estimate(lab: Lab, params: RunParams, plan: Plan, data_bytes: int | None = N
     shortest = longest = START_S + copy_s + setup_s + build_s
     runs_shortest = runs_longest = 0
     for segment in plan.segments:
-        per_round = 0.0
-        for _name in segment.steps:
-            per_round += run_s + params.warmup_s + PREPARE_S + per_run_data
-            per_round += RESTART_S if segment.restart_each_run else 0.0
+        per_run = run_s + params.warmup_s + PREPARE_S + per_run_data
+        per_run += RESTART_S if segment.restart_each_run else 0.0
         first = segment.looks[0] if segment.looks else len(segment.rounds)
-        shortest += per_round * first
-        longest += per_round * len(segment.rounds)
+        for planned in segment.rounds:
+            per_round = len(segment.steps) * (per_run + (planned.slices - 1) * SLICE_COST_S)
+            shortest += per_round if planned.number <= first else 0.0
+            longest += per_round
         runs_shortest += len(segment.steps) * first
         runs_longest += len(segment.steps) * len(segment.rounds)
     parts: tuple[tuple[str, float], ...] = ()

@@ -51,6 +51,7 @@ from .display import Display
 from .plan import plan_steps
 from .run_warnings import contention_warning, run_warnings
 from .server_pair import Servers
+from .slices import run_sliced_round
 from .templates import DataTemplates
 
 
@@ -74,7 +75,7 @@ class Experiment:
         self._observers: dict[int, Observer] = {}  # by id() of the server
         self._skipped: list[tuple[str, str]] = []
         self._restart_refused = False
-        self._expected_tps: dict[str, float] = {}
+        self.expected_tps: dict[str, float] = {}  # each step's last rate: how sparsely to log
         self._plan: Plan | None = None
         self._progress: list[SegmentProgress] = []
         self._reruns: list[Rerun] = []
@@ -82,13 +83,20 @@ class Experiment:
         self._non_default: dict[str, str] | None = None
         self._node_facts: dict[str, Any] = {}  # the standbys', the shards', the settings'
         self._templates: dict[int, DataTemplates] = {}  # the fresh steps' data, by server
-        self._time = TimeSpent()
+        self.time_spent = TimeSpent()
 
     @property
     def variables(self) -> dict[str, str]:
         return self.ctx.variables
 
-    def _use(self, step: Step) -> None:
+    def templates(self) -> DataTemplates | None:
+        """The fresh steps' templates on the server now in use, if any."""
+        return self._templates.get(id(self.target))
+
+    def outcome_of(self, step: Step) -> StepOutcome:
+        return self._outcomes[step.name]
+
+    def use(self, step: Step) -> None:
         """Make `step`'s server the one everything that follows talks to."""
         self.target = self.ctx.target = self._servers.of(step)
 
@@ -109,7 +117,9 @@ class Experiment:
                     unavailable[step.name] = reason
             if reason := companions.unavailable(self.lab, self.params, self.target, step):
                 unavailable[step.name] = reason
-        self._plan = plan_steps(self.lab, self.params, self._servers.facts(), unavailable)
+        self._plan = plan_steps(
+            self.lab, self.params, self._servers.facts(), unavailable, across=self._servers.across
+        )
         for name, reason in self._plan.skipped:
             self.display.message(f"skipping step {name}: {reason}")
             self._skipped.append((name, reason))
@@ -140,8 +150,8 @@ class Experiment:
                     )
                     self._node_facts["shards"] = [node.describe() for node in self.ctx.shards]
                 for group in self._servers.groups(steps):
-                    self._use(group[0])
-                    templates = data_setup.set_up(self.ctx, group, self._time)
+                    self.use(group[0])
+                    templates = data_setup.set_up(self.ctx, group, self.time_spent)
                     if templates is not None:
                         self._templates[id(self.target)] = templates
                 if any(s.pooler for s in steps):
@@ -190,7 +200,7 @@ class Experiment:
             plan=self._plan,
             segments=self._progress,
             reruns=self._reruns,
-            time=self._time,
+            time=self.time_spent,
         )
 
     def _target_facts(self) -> dict[str, Any]:
@@ -208,7 +218,7 @@ class Experiment:
         steps = [self.lab.step(n) for n in segment.steps]
         first = steps[0]
         if first.schema and not first.fresh:
-            self._use(first)
+            self.use(first)
             self.target.apply_settings(self.ctx.settings(first))
             self.ctx.apply_schema(first)
         progress = SegmentProgress(segment.index)
@@ -225,7 +235,7 @@ class Experiment:
                 break
         for step in steps:
             # facts and checks of a step are measured under that step's settings
-            self._use(step)
+            self.use(step)
             self.target.apply_settings(self.ctx.settings(step))
             record_step_checks(self.ctx, step, self._outcomes[step.name])
         self._use_main()
@@ -251,6 +261,9 @@ class Experiment:
 
     def _round_runs(self, segment: Segment, planned: Round, *, attempt: int) -> list[RunRecord]:
         self._in_round = []
+        if planned.slices > 1:
+            self._in_round = run_sliced_round(self, segment, planned, _label(planned, segment, 1))
+            return list(self._in_round)
         for position, name in enumerate(planned.order, 1):
             step = self.lab.step(name)
             run = self._timed_run(step, segment, planned, position, attempt)
@@ -277,8 +290,8 @@ class Experiment:
         """The same for every timed run whatever its step: a fresh step's data from its
         template, settings, a fresh postmaster where the segment asks for one, a
         CHECKPOINT."""
-        self._use(step)
-        templates = self._templates.get(id(self.target))
+        self.use(step)
+        templates = self.templates()
         if templates is not None:
             templates.start_run(step)
             self.ctx.client_options = templates.client_options()
@@ -304,8 +317,8 @@ class Experiment:
         stopping.check()  # a stop requested whose exception a finalizer swallowed
         t0 = time.monotonic()
         self._prepare(step, restart=segment.restart_each_run)
-        self._time.prepare_s += time.monotonic() - t0
-        self._time.runs += 1
+        self.time_spent.prepare_s += time.monotonic() - t0
+        self.time_spent.runs += 1
         label = _label(planned, segment, attempt)
         started_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         table = self.lab.dataset.contention_table
@@ -320,16 +333,16 @@ class Experiment:
             pgbench_seed=planned.pgbench_seed,
             started_at=started_at,
         )
-        workload = workloads.workload_for(self.ctx, step, self._expected_tps)
+        workload = workloads.workload_for(self.ctx, step, self.expected_tps)
         measuring = time.monotonic()  # the warm-up too: the workload runs
         workload.prepare(record, label)
-        cpu_before = self._server_cpu_s()
-        observer = self._observer_once()
+        cpu_before = self.server_cpu_s()
+        observer = self.observer_once()
         with observer.run(workload.expected_seconds()) as observation, monitor:
             raw = f"{step.name}-s{segment.index + 1}r{planned.number}"
             workload.run(record, observer, label, raw + ("-again" if attempt > 1 else ""))
-        self._time.measure_s += time.monotonic() - measuring
-        cpu_after = self._server_cpu_s()
+        self.time_spent.measure_s += time.monotonic() - measuring
+        cpu_after = self.server_cpu_s()
         if cpu_before is not None and cpu_after is not None:
             record.server_cpu_s = round(cpu_after - cpu_before, 3)
         if record.tps is not None:
@@ -347,12 +360,12 @@ class Experiment:
             record.facts = {**record.facts, **measure_facts(self.ctx, step)}
         return record
 
-    def _server_cpu_s(self) -> float | None:
+    def server_cpu_s(self) -> float | None:
         """CPU seconds the servers have used so far: the primary's and its standbys'."""
         readings = nodes.cpu_readings(self.ctx).values()
         return None if None in readings else sum(r for r in readings if r is not None)
 
-    def _observer_once(self) -> Observer:
+    def observer_once(self) -> Observer:
         """The observer of the server now in use, made at its first run."""
         key = id(self.target)
         if key not in self._observers:

@@ -9,19 +9,27 @@ pgbench `--random-seed` (common random numbers), a new one per round.
 
 With sequential looks (`--reps auto`) a segment plans up to the last look's
 rounds and the engine stops it at a look where every comparison is decided.
+
+Where the runs allow it, each step's run in a round is cut into slices of
+`--slice` seconds that take turns with the other steps' (engine/slices.py): the
+machine drifts over tens of seconds, and sides measured a second apart share
+more of its drift than sides measured a whole run apart (docs/method.md, "Where
+the noise comes from"). A round whose runs are detailed (`--latencies`) runs
+whole, so pgbench's latencies stay those of a whole run.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from ..analysis.verdicts import FIXED_ALPHA, SEQUENTIAL_ALPHA
 from ..errors import LabError
 from ..lab import expressions
-from ..lab.spec import Lab, Step
+from ..lab.spec import Lab, MetricSource, Step
 from ..model.plan import Plan, Round, Segment
-from ..params import LOOKS, RunParams, select_steps
+from ..params import LOOKS, RunParams, is_detailed, select_steps
 from ..servers.facts import ServerFacts
 from ..servers.settings import unsupported_reason
 
@@ -37,16 +45,65 @@ def split_segments(steps: Sequence[Step]) -> list[list[Step]]:
     return out
 
 
-def draw_rounds(seed: int, segment: int, names: Sequence[str], count: int) -> tuple[Round, ...]:
+def draw_rounds(
+    seed: int,
+    segment: int,
+    names: Sequence[str],
+    count: int,
+    slices: Callable[[int], int] = lambda _number: 1,
+) -> tuple[Round, ...]:
     """`count` rounds of `names`, each in its own random order; the same seed gives the
-    same rounds, and round r does not depend on how many rounds follow it."""
+    same rounds, and round r does not depend on how many rounds follow it. `slices`:
+    how many slices round r's runs are cut into."""
     rounds = []
     for number in range(1, count + 1):
         rng = random.Random(f"pgopt/{seed}/{segment}/{number}")
         order = list(names)
         rng.shuffle(order)
-        rounds.append(Round(number, tuple(order), rng.randrange(1, 2**31)))
+        rounds.append(Round(number, tuple(order), rng.randrange(1, 2**31), slices(number)))
     return tuple(rounds)
+
+
+def slice_orders(order: Sequence[str], slices: int) -> list[tuple[str, ...]]:
+    """The steps' turns in each slice of a round: the round's order, then the same
+    reversed, and so on (A B, B A, A B, ...): a drift that is linear over two slices
+    falls on every step alike."""
+    forward = tuple(order)
+    return [forward if i % 2 == 0 else forward[::-1] for i in range(slices)]
+
+
+def slice_seed(round_seed: int, number: int) -> int:
+    """The pgbench seed of a round's slice `number` (1-based): shared by every step's
+    slice of that number (common random numbers), new from one slice to the next."""
+    return random.Random(f"pgopt/slice/{round_seed}/{number}").randrange(1, 2**31)
+
+
+def whole_runs_reason(lab: Lab, steps: Sequence[Step], params: RunParams, across: bool) -> str:
+    """Why the runs of `steps` cannot be cut into slices, or '': slices are pgbench
+    runs of a few seconds that take turns on one server, with nothing else timed."""
+    if not params.slice_s:
+        return "--slice 0"
+    if params.duration_s < 2 * params.slice_s:
+        return f"runs of {params.duration_s}s are shorter than two slices of {params.slice_s}s"
+    if params.latencies == "all":
+        return "--latencies all: every run keeps pgbench's latencies"
+    if lab.metric.source is not MetricSource.TPS:
+        return f"the lab's figure is {lab.metric.source.value}, not pgbench's rate"
+    if lab.shards or lab.standbys or across:
+        return "its runs span more than one server"
+    for step in steps:
+        what = (
+            (step.phases, "is timed by phases"),
+            (step.probe, "is timed by a probe"),
+            (step.transactions, "runs a count of transactions"),
+            (step.background, "has a second pgbench beside it"),
+            (step.monitor, "monitors its own SQL through the run"),
+            (step.pooler, "runs through a pooler"),
+        )
+        for present, why in what:
+            if present:
+                return f"step {step.name} {why}"
+    return ""
 
 
 def _restart_reason(
@@ -87,9 +144,15 @@ def step_settings(step: Step, params: RunParams) -> dict[str, str]:
 
 
 def plan_steps(
-    lab: Lab, params: RunParams, facts: ServerFacts, unavailable: Mapping[str, str] | None = None
+    lab: Lab,
+    params: RunParams,
+    facts: ServerFacts,
+    unavailable: Mapping[str, str] | None = None,
+    *,
+    across: bool = False,
 ) -> Plan:
-    """The plan of a lab run: its selected steps, on a server with `facts`."""
+    """The plan of a lab run: its selected steps, on a server with `facts` (`across`:
+    each step on a server of its own)."""
     steps = select_steps(lab, list(params.steps))
     return make_plan(
         steps,
@@ -100,7 +163,26 @@ def plan_steps(
         settings={s.name: step_settings(s, params) for s in steps},
         facts=facts,
         unavailable=unavailable,
+        slices=Slicing(params.slice_s, params.duration_s, params.latencies),
+        whole=lambda part: whole_runs_reason(lab, part, params, across),
     )
+
+
+@dataclass(frozen=True)
+class Slicing:
+    """What cutting runs into slices depends on: the seconds of a slice (0: none), of
+    a run, and `--latencies` (a detailed round runs whole)."""
+
+    slice_s: int = 0
+    duration_s: int = 0
+    latencies: str = "first"
+
+    def rounds(self, why_whole: str) -> tuple[int, Callable[[int], int]]:
+        """The seconds of a slice (0: whole runs) and how many slices round r has."""
+        if why_whole or not self.slice_s or self.duration_s < 2 * self.slice_s:
+            return 0, lambda _number: 1
+        cut = self.duration_s // self.slice_s
+        return self.slice_s, lambda n: 1 if is_detailed(self.latencies, n) else cut
 
 
 def make_plan(
@@ -113,10 +195,13 @@ def make_plan(
     settings: Mapping[str, Mapping[str, str]],
     facts: ServerFacts,
     unavailable: Mapping[str, str] | None = None,
+    slices: Slicing = Slicing(),
+    whole: Callable[[Sequence[Step]], str] = lambda _steps: "",
 ) -> Plan:
     """The plan for the selected `steps` on a server with `facts`: the steps it cannot
     run are skipped with their reason; `reps` None means sequential looks; `settings`
-    are each step's resolved settings."""
+    are each step's resolved settings; `slices`: how runs may be cut, and `whole` why
+    a segment's steps cannot be, or ''."""
     skipped = []
     runnable = []
     for step in steps:
@@ -135,14 +220,18 @@ def make_plan(
         names = tuple(s.name for s in part)
         why = "the lab restarts before every run" if restart else ""
         why = why or _restart_reason(names, settings, facts.restart_only)
+        why_whole = "every run starts on a fresh postmaster" if why else whole(part)
+        slice_s, cut = slices.rounds(why_whole)
         segments.append(
             Segment(
                 index=index,
                 steps=names,
-                rounds=draw_rounds(seed, index, names, count),
+                rounds=draw_rounds(seed, index, names, count, cut),
                 looks=LOOKS if sequential else (),
                 restart_each_run=bool(why),
                 why_restart=why,
+                slice_s=slice_s,
+                why_whole=why_whole,
             )
         )
     return Plan(

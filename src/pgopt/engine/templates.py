@@ -10,7 +10,9 @@ build again each time (some 13 s a GB); here it is built once:
 2. each step's schema files (A's SQL, B's index, then VACUUM ANALYZE) applied
    once to a copy of that, which becomes the step's template; steps with the same
    variables and schema files share one (every profile of `tune --measure`);
-3. before each timed run, the lab database is made from the step's template:
+3. before each timed run, the lab database is made from the step's template
+   (in a round of interleaved slices, every step's clone is made at the round's
+   start and renamed in as `pgopt_lab` at each of its turns):
    - a workload that writes gets a clone (`CREATE DATABASE ... TEMPLATE ...
      STRATEGY FILE_COPY`, servers/databases.py), so each run starts from the
      template's data and what it wrote is dropped with it;
@@ -29,7 +31,7 @@ prepared alike.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,6 +73,8 @@ class DataTemplates:
     method: str = ""  # how a clone copies its files, in words
     _of_step: dict[str, Template] = field(default_factory=dict)
     _active: Template | None = None  # read only: the template now named pgopt_lab
+    _parked: dict[str, str] = field(default_factory=dict)  # a sliced round's clones, by step
+    _in_lab: str | None = None  # the step whose clone is pgopt_lab in a sliced round
 
     def __post_init__(self) -> None:
         self.writes = first_write(self.steps)
@@ -153,6 +157,8 @@ class DataTemplates:
 
     def start_run(self, step: Step) -> None:
         """Make `pgopt_lab` the data `step`'s run starts from."""
+        if self._parked:
+            self._drop_parked()
         template = self._of_step[step.name]
         with self._admin() as admin:
             if not self.read_only:
@@ -167,6 +173,48 @@ class DataTemplates:
                 return
         self.ctx.target.lab_database_replaced()
 
+    def start_round(self, steps: Sequence[Step]) -> None:
+        """Before a round of interleaved slices: a clone of each step's template, parked
+        under a name of its own until `use` renames it in (read-only templates are
+        renamed in themselves)."""
+        self._drop_parked()
+        if self.read_only:
+            return
+        with self._admin() as admin:
+            databases.drop(admin)
+            for number, step in enumerate(steps, 1):
+                parked = databases.parked_name(number)
+                databases.drop(admin, parked)
+                databases.create(admin, parked, template=self._of_step[step.name].name)
+                self._parked[step.name] = parked
+        self._in_lab = None
+
+    def use(self, step: Step) -> None:
+        """Within a round of slices: make `pgopt_lab` `step`'s data, as its last slice
+        left it."""
+        if self.read_only:
+            self.start_run(step)
+            return
+        if self._in_lab == step.name:
+            return
+        with self._admin() as admin:
+            if self._in_lab is not None:
+                databases.rename(admin, LAB_DATABASE, self._parked[self._in_lab])
+            databases.rename(admin, self._parked[step.name], LAB_DATABASE)
+        self._in_lab = step.name
+        self.ctx.target.lab_database_replaced()
+
+    def _drop_parked(self) -> None:
+        """The last round's clones: parked ones dropped; the one in use is `pgopt_lab`,
+        which the next run replaces."""
+        if not self._parked:
+            return
+        with self._admin() as admin:
+            for step, parked in self._parked.items():
+                if step != self._in_lab:
+                    databases.drop(admin, parked)
+        self._parked, self._in_lab = {}, None
+
     def client_options(self) -> str:
         """What pgbench's sessions add to PGOPTIONS: read-only where runs share a template."""
         return READ_ONLY_OPTION if self.read_only else ""
@@ -175,6 +223,7 @@ class DataTemplates:
 
     def drop(self) -> None:
         """Drop every template but the one the lab database now is (dropped with it)."""
+        self._drop_parked()
         with self._admin() as admin:
             for template in self.templates:
                 if template is not self._active:

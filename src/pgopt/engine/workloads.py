@@ -25,6 +25,7 @@ from ..errors import BenchError, LabError
 from ..lab.spec import MetricSource, Phase, PhaseAction, Step
 from ..model.outcomes import RunRecord
 from ..observe.observer import Observer
+from ..params import is_detailed
 from ..pgbench.background import BackgroundRun
 from ..pgbench.command import PgbenchSpec, ScriptRef
 from ..pgbench.record import PgbenchResult
@@ -248,6 +249,11 @@ class PgbenchWorkload:
         warm-up seconds; its rate says how sparsely the measured run should log."""
         seconds, warmup = self._seconds(), self.ctx.warmup_s(self.step)
         self.ctx.display.run_started(self.step, label, seconds + warmup if seconds else None)
+        self.warm_up(record)
+
+    def warm_up(self, record: RunRecord) -> None:
+        """The step's own pgbench run, quiet, for the warm-up seconds."""
+        seconds, warmup = self._seconds(), self.ctx.warmup_s(self.step)
         if not (seconds and warmup):
             return
         runs = self._pgbench(
@@ -334,12 +340,6 @@ class PgbenchWorkload:
             ),
         )
         return list(zip(chosen, results, strict=True))
-
-
-def is_detailed(latencies: str, round_number: int) -> bool:
-    """Whether a run keeps pgbench's transaction log and per-statement report:
-    `--latencies` first (the first round's runs), all, or none."""
-    return latencies == "all" or (latencies == "first" and round_number == 1)
 
 
 @dataclass

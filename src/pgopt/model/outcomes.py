@@ -49,6 +49,7 @@ class RunRecord:
     server_cpu_s: float | None = None  # CPU of the server's processes during the run
     contamination: str | None = None  # why its per-second samples look disturbed
     detailed: bool | None = None  # pgbench kept its log and per-statement report
+    slice_tps: list[float] = field(default_factory=list)  # each slice's rate, in a sliced round
 
 
 @dataclass

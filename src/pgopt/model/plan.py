@@ -15,6 +15,7 @@ class Round:
     number: int  # 1-based within its segment
     order: tuple[str, ...]  # step names, in the order they run
     pgbench_seed: int  # the same for every step of the round
+    slices: int = 1  # each step's run cut into this many interleaved slices (1: whole)
 
 
 @dataclass(frozen=True)
@@ -25,6 +26,18 @@ class Segment:
     looks: tuple[int, ...]  # after these rounds, stop if every comparison is decided
     restart_each_run: bool  # a fresh postmaster before every timed run
     why_restart: str = ""
+    slice_s: int = 0  # seconds of a slice in its sliced rounds (0: every run whole)
+    why_whole: str = ""  # why its runs are not sliced
+
+    def describe_slicing(self) -> str:
+        """How its runs are cut, in words."""
+        if not self.slice_s:
+            return f"whole runs ({self.why_whole})" if self.why_whole else "whole runs"
+        whole = [r.number for r in self.rounds if r.slices == 1]
+        text = f"runs in interleaved slices of {self.slice_s}s"
+        if whole:
+            text += f" (round {', '.join(map(str, whole))} whole: pgbench's latencies)"
+        return text
 
 
 @dataclass(frozen=True)
@@ -50,9 +63,12 @@ class Plan:
             lines.append(
                 f"segment {segment.index + 1}: {', '.join(segment.steps)}"
                 + (restart if segment.restart_each_run else "")
+                + f"; {segment.describe_slicing()}"
             )
             for r in segment.rounds:
+                sliced = f", in {r.slices} slices of {segment.slice_s}s" if r.slices > 1 else ""
                 lines.append(
-                    f"  round {r.number}: {' → '.join(r.order)} (pgbench seed {r.pgbench_seed})"
+                    f"  round {r.number}: {' → '.join(r.order)} "
+                    f"(pgbench seed {r.pgbench_seed}{sliced})"
                 )
         return lines

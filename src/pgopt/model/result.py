@@ -133,6 +133,7 @@ class Run:
     progress: tuple[tuple[float, float], ...] | None = absent()  # (second, tx/s) from the log
     log_sampling_rate: float | None = absent()
     detailed: bool | None = absent()  # pgbench kept its log and per-statement report
+    slice_tps: tuple[float, ...] | None = absent()  # each slice's rate, in a sliced round
     statements: tuple[Statement, ...] | None = absent()
     script_transactions: tuple[int, ...] | None = absent()  # per pgbench script, in order
     phases: tuple[RunPhase, ...] | None = absent()
@@ -248,6 +249,9 @@ class Segment:
     stopped: str = ""
     restart_each_run: bool = False
     why_restart: str = ""
+    slice_s: int | None = absent()  # seconds of a slice in its sliced rounds (0: none)
+    sliced_rounds: tuple[int, ...] | None = absent()  # the rounds whose runs were sliced
+    why_whole: str | None = absent()  # why its runs were not sliced
 
 
 @dataclass(frozen=True)

@@ -215,6 +215,9 @@ def _plan(outcome: ExperimentOutcome) -> PlanRecord | None:
                 pgbench_seeds=tuple(r.pgbench_seed for r in segment.rounds[:shown]),
                 restart_each_run=segment.restart_each_run,
                 why_restart=segment.why_restart,
+                slice_s=segment.slice_s,
+                sliced_rounds=tuple(r.number for r in segment.rounds[:shown] if r.slices > 1),
+                why_whole=segment.why_whole or None,
             )
         )
     return PlanRecord(plan.seed, tuple(segments))

@@ -105,6 +105,7 @@ def run_result(record: RunRecord) -> Run:
         progress=tuple((s.time_s, s.tps) for s in pgbench.log.seconds) if pgbench else None,
         log_sampling_rate=pgbench.log.sampling_rate if pgbench and record.detailed else None,
         detailed=record.detailed,
+        slice_tps=tuple(record.slice_tps) or None,
         statements=tuple(
             Statement(st.script, st.latency_ms, _short(st.command)) for st in summary.statements
         )

@@ -77,6 +77,7 @@ def run_lab(
         scale=options.scale,
         duration=options.duration,
         warmup=options.warmup,
+        slice_s=options.slice_s,
         reps=options.reps,
         clients=options.clients,
         seed=options.seed,

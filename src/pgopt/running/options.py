@@ -20,6 +20,7 @@ class RunOptions:
     quick: bool = False
     duration: int | None = None  # seconds per timed run
     warmup: int | None = None  # seconds of the workload before each (None: the lab's)
+    slice_s: int | None = None  # seconds of a slice of a run (0: whole; None: params.SLICE_S)
     reps: str | int | None = None  # 'auto', a count, or the lab's own
     margin: float | None = None  # percent
     clients: int | None = None
@@ -60,6 +61,7 @@ class RunOptions:
             clients=self.clients,
             margin=self.margin,
             reps=self.reps,
+            slice_s=self.slice_s,
         )
         if self.allow_settings and not self.dsn:
             raise UsageError("--allow-settings goes with --dsn")

@@ -1,5 +1,7 @@
-"""pgopt's own databases on a server: the lab database `pgopt_lab`, and the template
-databases a fresh step's runs are cloned from (`pgopt_lab_t1`, `pgopt_lab_t2`, ...).
+"""pgopt's own databases on a server: the lab database `pgopt_lab`, the template
+databases a fresh step's runs are cloned from (`pgopt_lab_t1`, `pgopt_lab_t2`, ...),
+and in a round of interleaved slices each step's clone while it waits for its turn
+(`pgopt_lab_tr1`, ...: the templates' prefix, so a killed run's are found alike).
 
 Every database pgopt makes carries LAB_COMMENT, so pgopt drops only what it made:
 at the end of a run, and at the start of the next one when a run was killed
@@ -24,6 +26,7 @@ from ..errors import TargetError, first_line
 from .base import LAB_COMMENT, LAB_DATABASE
 
 TEMPLATE_PREFIX = f"{LAB_DATABASE}_t"
+PARKED_PREFIX = f"{LAB_DATABASE}_tr"  # a step's clone waiting for its next slice
 CLONING_FILESYSTEMS = frozenset({"xfs", "btrfs", "zfs", "bcachefs"})
 RENAME_ATTEMPTS = 50  # a terminated session takes a moment to leave
 FILE_COPY_FROM = 150000  # STRATEGY FILE_COPY: PostgreSQL 15 (before it, the only way)
@@ -32,6 +35,11 @@ CLONE_FROM = 180000  # file_copy_method = clone: PostgreSQL 18
 
 def template_name(number: int) -> str:
     return f"{TEMPLATE_PREFIX}{number}"
+
+
+def parked_name(number: int) -> str:
+    """The name of a round's `number`th clone while another step's slice runs."""
+    return f"{PARKED_PREFIX}{number}"
 
 
 def clone_method(version_num: int, filesystem: str | None) -> str:
