@@ -51,6 +51,14 @@ def no_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
 # -- the rule -----------------------------------------------------------------
 
 
+def test_a_line_says_how_many_rounds_the_decision_took() -> None:
+    same = GateItem(
+        "B (B)", Ratio(1.004, (0.99, 1.02), (0.992, 1.016), rounds=4), Verdict.NO_CHANGE, True
+    )
+    result = evaluate(Gate(0.05), [same])
+    assert result.lines() == ["B (B): no-change ×1.00 [0.99–1.02] in 4 rounds: pass"]
+
+
 def test_slower_beyond_the_threshold_fails() -> None:
     result = evaluate(Gate(0.05), [item(Verdict.SLOWER, 0.91, name="select_only")])
     assert result.failed

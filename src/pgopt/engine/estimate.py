@@ -3,14 +3,15 @@
 Counted from the plan: every timed run lasts the run's duration (a lab timed by
 phase: its `[timing] run` seconds at scale 1, times the scale) plus its warm-up,
 the preparation every run gets (settings, a CHECKPOINT, the observer: about a
-second here), what each slice after the first adds in a sliced round and, where the segment restarts the server before every run, the
-restart; a fresh step's run starts from a clone of its template (a workload that
-writes) or from the template itself (one that does not). Once: the dataset's setup
-(`[timing] setup` at scale 1, times the scale; for a copy of the user's data, from
-its size), each fresh step's template, and the server's start. With
-sequential looks a segment stops at the first look where every comparison is
-decided, so the figure is a range: every segment stopping at its first look, and
-at its last. What a lab declares no figure for is named, not guessed.
+second here), what each slice after the first adds in a sliced round and, where
+the segment restarts the server before every run, the restart; a fresh step's
+run starts from a clone of its template (a workload that writes) or from the
+template itself (one that does not). Once: the dataset's setup (`[timing] setup`
+at scale 1, times the scale; for a copy of the user's data, from its size), each
+fresh step's template, and the server's start. With sequential looks a segment
+stops at the first look where every comparison is decided, so the figure is a
+range: every segment stopping at its first look, and at its last. What a lab
+declares no figure for is named, not guessed.
 """
 
 from __future__ import annotations

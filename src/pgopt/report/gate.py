@@ -91,11 +91,16 @@ class StepGate:
 
     @property
     def line(self) -> str:
-        """'select_only: slower ×0.91 [0.88–0.94], 9.0% slower ≥ 5%: FAIL'."""
+        """'select_only: slower ×0.91 [0.88–0.94] in 4 rounds, 9.0% slower ≥ 5%: FAIL':
+        the rounds say how long the decision took (sequential looks stop at the first
+        look where every comparison is decided)."""
         item = self.item
         verdict = format_verdict_word(item.ratio, str(item.verdict))
+        took = ""
+        if item.ratio is not None and item.ratio.rounds:
+            took = f" in {plural(item.ratio.rounds, 'round')}"
         reason = f", {self.reason}" if self.reason else ""
-        return f"{item.name}: {verdict} {format_ratio(item.ratio)}{reason}: {self.outcome}"
+        return f"{item.name}: {verdict} {format_ratio(item.ratio)}{took}{reason}: {self.outcome}"
 
     @property
     def outcome(self) -> str:
