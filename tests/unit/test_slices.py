@@ -122,9 +122,7 @@ def _summary(tps: float, transactions: int, latency: float, scripts: tuple[int, 
         initial_connection_ms=3.0,
         tps=tps,
         tps_kind="without initial connection time",
-        scripts=tuple(
-            ScriptSummary(i + 1, f"s{i}", 1, n, float(n)) for i, n in enumerate(scripts)
-        ),
+        scripts=tuple(ScriptSummary(i + 1, f"s{i}", 1, n, float(n)) for i, n in enumerate(scripts)),
     )
 
 
