@@ -105,6 +105,28 @@ def test_settings_are_applied_then_reset_and_database_dropped(
     assert server_state(dsn) == before
 
 
+def test_sliced_rounds_switch_data_and_settings_and_leave_the_server_as_found(
+    dsn: str, lab_dir: Path, tmp_path: Path
+) -> None:
+    """Fresh steps in slices taking turns: each step's clone parked beside pgopt_lab and
+    renamed in at its turn, its settings applied at each; nothing of it stays."""
+    toml = lab_dir / "lab.toml"
+    toml.write_text(
+        toml.read_text().replace('scripts = ["bench.sql"]', 'scripts = ["bench.sql"]\nfresh = true')
+    )
+    before = server_state(dsn)
+    out = tmp_path / "out"
+    args = ["--quick", "--reps", "2", "--latencies", "none", "--allow-settings"]
+    code = main(["lab", "run", str(lab_dir), *args, "--dsn", dsn, "--out", str(out)])
+    assert code == 0
+    result = load_document(out)
+    assert result["plan"]["segments"][0]["sliced_rounds"] == [1, 2]
+    for step in result["steps"]:
+        assert all(len(run["slice_tps"]) == 2 and run["tps"] > 0 for run in step["runs"])
+        assert all(c["passed"] for c in step["checks"])
+    assert server_state(dsn) == before
+
+
 def test_baseline_only_needs_no_flag(dsn: str, lab_dir: Path, tmp_path: Path) -> None:
     before = server_state(dsn)
     assert (

@@ -61,8 +61,9 @@ def write_lab(folder: Path, script: str, count_file: Path) -> Path:
     return folder
 
 
-def run_lab(folder: Path, workdir: Path, out: Path) -> dict[str, Any]:
-    assert main(["lab", "run", str(folder), "--workdir", str(workdir), "--out", str(out)]) == 0
+def run_lab(folder: Path, workdir: Path, out: Path, *extra: str) -> dict[str, Any]:
+    args = ["lab", "run", str(folder), "--workdir", str(workdir), "--out", str(out), *extra]
+    assert main(args) == 0
     return load_document(out)
 
 
@@ -71,12 +72,14 @@ def runs(result: dict[str, Any], step: str) -> list[dict[str, Any]]:
     return found
 
 
-def run_fresh_lab(script: str, tmp_path: Path, workdir: Path) -> tuple[dict[str, Any], Path]:
+def run_fresh_lab(
+    script: str, tmp_path: Path, workdir: Path, *extra: str
+) -> tuple[dict[str, Any], Path]:
     """The lab with `script` as A's and B's workload; its result, and the file B's SQL
     appends a line to each time it is applied (where the server's user may write)."""
     count = workdir / "applied.txt"
     folder = write_lab(tmp_path / "lab", script, count)
-    return run_lab(folder, workdir, tmp_path / "out"), count
+    return run_lab(folder, workdir, tmp_path / "out", *extra), count
 
 
 def test_a_writing_workload_starts_every_run_from_the_same_data(
@@ -95,6 +98,24 @@ def test_a_writing_workload_starts_every_run_from_the_same_data(
     assert [t["steps"] for t in result["time"]["templates"]] == [["a"], ["b"]]
     spent = result["time"]
     assert spent["runs"] == 4 and spent["measure_s"] > 0 and spent["prepare_s"] > 0
+
+
+def test_in_slices_each_step_keeps_its_own_clone_through_the_round(
+    tmp_path: Path, workdir: Path
+) -> None:
+    """Slices taking turns: A's clone and B's both live through the round, each renamed
+    in at its turn, so the rows in each are exactly its own slices' transactions."""
+    result, count = run_fresh_lab(
+        "insert.sql", tmp_path, workdir, "--duration", "2", "--latencies", "none"
+    )
+    assert result["plan"]["segments"][0]["sliced_rounds"] == [1, 2]
+    for step in ("a", "b"):
+        for run in runs(result, step):
+            assert len(run["slice_tps"]) == 2
+            assert run["transactions"] > 0
+            assert int(run["facts"]["rows"]) == run["transactions"]
+        assert len({run["facts"]["database"] for run in runs(result, step)}) == 2  # per round
+    assert count.read_text().splitlines() == ["applied"]
 
 
 def test_a_read_only_workload_runs_on_its_template_without_rebuilding(

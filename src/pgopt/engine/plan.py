@@ -83,6 +83,8 @@ def whole_runs_reason(lab: Lab, steps: Sequence[Step], params: RunParams, across
     runs of a few seconds that take turns on one server, with nothing else timed."""
     if not params.slice_s:
         return "--slice 0"
+    if len(steps) < 2:
+        return "one step: no other to take turns with"
     if params.duration_s < 2 * params.slice_s:
         return f"runs of {params.duration_s}s are shorter than two slices of {params.slice_s}s"
     if params.latencies == "all":
