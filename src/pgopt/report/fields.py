@@ -358,9 +358,21 @@ def round_lines(result: LabResult) -> list[str]:
     lines = []
     for i, segment in enumerate(segments, 1):
         ran = f"{segment.rounds} of {segment.planned_rounds} ({segment.stopped})"
+        if segment.sliced_rounds:
+            ran += f"; {_sliced(segment.sliced_rounds, segment.rounds)}, {segment.slice_s}s each"
         steps = ", ".join(segment.steps)
         lines.append(f"segment {i} ({steps}): {ran}" if len(segments) > 1 else ran)
     return lines
+
+
+def _sliced(sliced: tuple[int, ...], rounds: int) -> str:
+    """'runs in slices taking turns' or 'rounds 2-10 in slices taking turns'."""
+    if len(sliced) == rounds:
+        return "runs in slices taking turns"
+    if list(sliced) == list(range(sliced[0], sliced[-1] + 1)):
+        span = str(sliced[0]) if len(sliced) == 1 else f"{sliced[0]}-{sliced[-1]}"
+        return f"round{'s' if len(sliced) > 1 else ''} {span} in slices taking turns"
+    return f"rounds {', '.join(map(str, sliced))} in slices taking turns"
 
 
 def compared_with_other_than_baseline(step: StepResult) -> bool:
