@@ -15,6 +15,13 @@ them alike. Per shape: the spread of a round's ln(B/A), the 90% half-width that
 10 rounds of it would give, and the wall time a round took. The figures go to
 docs/method.md and bench/README.md.
 
+With a B that differs (`--b-builtin select-only`, `--b-options "-c
+synchronous_commit=off"`), the shapes' mean ratios say whether slices carry one
+side's after-effects into the other's turns (dirty buffers, WAL, vacuum work
+left behind: only one CHECKPOINT a round where whole runs get one each): a
+sliced ratio that differs from the whole runs' beyond their intervals would be
+a bias.
+
     .venv/bin/python bench/round_shapes.py [--rounds 12] [--seconds 10] \
         [--shapes runs,slices-1,slices-2]
 """
@@ -24,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import random
 import re
 import statistics
@@ -47,15 +55,23 @@ def dsn(server: EmbeddedTarget, database: str) -> str:
     return f"postgresql:///{database}?host={server.socket_dir}&port={server.port}&user=postgres"
 
 
+B_SIDE: dict[str, list[str]] = {"builtin": [], "options": []}  # --b-builtin, --b-options
+
+
 def pgbench(server: EmbeddedTarget, database: str, seconds: int, seed: int) -> float:
     """One run: its transactions a second (pgbench's, connections excluded)."""
     pg = find_binaries(None).path("pgbench")
+    builtin = B_SIDE["builtin"] if database == "b" else []
+    env = dict(os.environ)
+    if database == "b" and B_SIDE["options"]:
+        env["PGOPTIONS"] = " ".join(B_SIDE["options"])
     done = subprocess.run(
         [
             str(pg), "-n", "-c", "2", "-j", "2", "-T", str(seconds),
+            *(["-b", builtin[0]] if builtin else []),
             f"--random-seed={seed}", dsn(server, database),
         ],
-        capture_output=True, text=True, check=True,
+        capture_output=True, text=True, check=True, env=env,
     )  # fmt: skip
     found = LATENCY.search(done.stdout)
     assert found is not None, done.stdout
@@ -109,10 +125,13 @@ def one_round(
 
 def summary(d: list[float], walls: list[float]) -> dict[str, Any]:
     sd = statistics.stdev(d)
+    mean, half = statistics.fmean(d), 2.0 * sd / math.sqrt(len(d))  # about 95% of its error
     return {
         "rounds": len(d),
         "d_sd": sd,
-        "mean_d": statistics.fmean(d),
+        "mean_d": mean,
+        "mean_ratio": math.exp(mean),
+        "mean_ratio_95": [math.exp(mean - half), math.exp(mean + half)],
         # the 90% half-width 10 rounds of this shape give: t(0.95, 9) = 1.833
         "half_width_10_rounds": math.expm1(1.833 * sd / math.sqrt(10)),
         "wall_s_a_round": statistics.fmean(walls),
@@ -127,9 +146,13 @@ def main() -> None:
     parser.add_argument("--scale", type=int, default=DEFAULT_SCALE["tpcb"])
     parser.add_argument("--setting", action="append", default=[], help="NAME=VALUE")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--b-builtin", help="pgbench's builtin script for B (select-only)")
+    parser.add_argument("--b-options", help="PGOPTIONS for B's sessions")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     stop_cleanly_on_signals()
+    B_SIDE["builtin"] = [args.b_builtin] if args.b_builtin else []
+    B_SIDE["options"] = [args.b_options] if args.b_options else []
     shapes = args.shapes.split(",")
     rng = random.Random(args.seed)
     d: dict[str, list[float]] = {shape: [] for shape in shapes}
