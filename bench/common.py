@@ -20,6 +20,23 @@ SCRIPTS = {"tpcb": "tpcb-like", "select": "select-only"}  # --workload: pgbench'
 # at scale 2 the two TPC-B-like clients update the same branch row in half their
 # transactions (plain pgbench against itself, 16 rounds: 15% a round; 7.8% at 10)
 DEFAULT_SCALE = {"tpcb": 10, "select": 2}
+# a lab on pgbench's tables at scale 1, 2 clients, runs of {duration} s until decided
+PGBENCH_LAB_HEAD = """[dataset]
+variable = "scale_factor"
+size = 1
+min = 1
+setup = ["pgbench_tables.sql"]
+
+[metric]
+name = "tps"
+unit = "tx/s"
+
+[run]
+clients = 2
+duration = {duration}
+warmup = 1
+reps = "auto"
+"""
 
 
 def stop_cleanly_on_signals() -> None:

@@ -31,7 +31,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from common import SMOKE, pgopt_run, stop_cleanly_on_signals
+from common import PGBENCH_LAB_HEAD, SMOKE, pgopt_run, stop_cleanly_on_signals
 from scipy.stats import binomtest
 
 from pgopt.model.result import LabResult, Ratio
@@ -53,22 +53,7 @@ END;
 LAB = """
 title = "No change: two identical steps and a small slow-down"
 
-[dataset]
-variable = "scale_factor"
-size = 1
-min = 1
-setup = ["pgbench_tables.sql"]
-
-[metric]
-name = "tps"
-unit = "tx/s"
-
-[run]
-clients = 2
-duration = {duration}
-warmup = 1
-reps = "auto"
-
+{head}
 [[steps]]
 name = "a"
 scripts = ["tpcb.sql"]
@@ -87,7 +72,7 @@ def write_lab(folder: Path, duration: int) -> None:
     shutil.copy(SMOKE / "pgbench_tables.sql", folder)
     (folder / "tpcb.sql").write_text(TPCB)
     (folder / "tpcb_sleep.sql").write_text(TPCB + "\\sleep 50 us\n")
-    (folder / "lab.toml").write_text(LAB.format(duration=duration))
+    (folder / "lab.toml").write_text(LAB.format(head=PGBENCH_LAB_HEAD.format(duration=duration)))
 
 
 def half_width(ratio: Ratio) -> float:

@@ -26,7 +26,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from common import pgopt_run, stop_cleanly_on_signals
+from common import PGBENCH_LAB_HEAD, pgopt_run, stop_cleanly_on_signals
 from scipy.stats import binomtest
 
 from pgopt.model.result import LabResult
@@ -38,22 +38,7 @@ IDENTICAL = ("a1", "a2", "a3", "a4", "a5")
 LAB = """
 title = "Verdict truth: five identical steps, a 2x change and a +10% rate"
 
-[dataset]
-variable = "scale_factor"
-size = 1
-min = 1
-setup = ["pgbench_tables.sql"]
-
-[metric]
-name = "tps"
-unit = "tx/s"
-
-[run]
-clients = 2
-duration = {duration}
-warmup = 1
-reps = "auto"
-{steps}
+{head}{steps}
 """
 
 STEP = """
@@ -72,7 +57,7 @@ def lab_text(duration: int) -> str:
     )
     steps.append(STEP.format(name="rate_400", body=rate.format(400)))
     steps.append(STEP.format(name="rate_440", body='pgbench_args = ["--rate", "440"]'))
-    return LAB.format(duration=duration, steps="".join(steps))
+    return LAB.format(head=PGBENCH_LAB_HEAD.format(duration=duration), steps="".join(steps))
 
 
 def comparisons(result: LabResult) -> list[tuple[str, str, str]]:

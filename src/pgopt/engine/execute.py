@@ -324,15 +324,7 @@ class Experiment:
         table = self.lab.dataset.contention_table
         contention = contention_warning(self.target, table, self.ctx.clients(step))
         monitor = SqlMonitor(self.target, step.monitor)
-        record = RunRecord(
-            step.name,
-            planned.number,
-            0.0,
-            segment=segment.index,
-            position=position,
-            pgbench_seed=planned.pgbench_seed,
-            started_at=started_at,
-        )
+        record = RunRecord.planned(step.name, segment.index, planned, position, started_at)
         workload = workloads.workload_for(self.ctx, step, self.expected_tps)
         measuring = time.monotonic()  # the warm-up too: the workload runs
         workload.prepare(record, label)

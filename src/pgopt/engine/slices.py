@@ -90,15 +90,7 @@ def run_sliced_round(
         float((slice_s * planned.slices + ctx.warmup_s(steps[0])) * len(steps)),
     )
     records = {
-        step.name: RunRecord(
-            step.name,
-            planned.number,
-            0.0,
-            segment=segment.index,
-            position=position,
-            pgbench_seed=planned.pgbench_seed,
-            started_at=started_at,
-        )
+        step.name: RunRecord.planned(step.name, segment.index, planned, position, started_at)
         for position, step in enumerate(steps, 1)
     }
     measuring = time.monotonic()

@@ -13,7 +13,7 @@ from ..lab.spec import Lab, Step
 from ..params import RunParams
 from ..pgbench.record import PgbenchResult
 from .observation import Observation
-from .plan import Plan
+from .plan import Plan, Round
 from .plans import StatementPlan
 from .result import TemplateRecord
 
@@ -50,6 +50,21 @@ class RunRecord:
     contamination: str | None = None  # why its per-second samples look disturbed
     detailed: bool | None = None  # pgbench kept its log and per-statement report
     slice_tps: list[float] = field(default_factory=list)  # each slice's rate, in a sliced round
+
+    @classmethod
+    def planned(
+        cls, step: str, segment: int, planned: Round, position: int, started_at: str
+    ) -> RunRecord:
+        """The record of `step`'s run in `planned`, before it has measured anything."""
+        return cls(
+            step,
+            planned.number,
+            0.0,
+            segment=segment,
+            position=position,
+            pgbench_seed=planned.pgbench_seed,
+            started_at=started_at,
+        )
 
 
 @dataclass
