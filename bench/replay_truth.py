@@ -104,6 +104,24 @@ def cases(tables: int) -> list[Case]:
             options=("--rand-type=uniform",),
         ),
         Case(
+            "sync_rw_literal",
+            "sysbench",
+            "oltp_read_write",
+            "synchronous_commit = off, its values sent as literals (no prepared statements)",
+            sync,
+            ways=("watch",),
+            options=("--db-ps-mode=disable",),
+        ),
+        Case(
+            "sync_wo_literal",
+            "sysbench",
+            "oltp_write_only",
+            "synchronous_commit = off, its values sent as literals (no prepared statements)",
+            sync,
+            ways=("watch",),
+            options=("--db-ps-mode=disable",),
+        ),
+        Case(
             "drop_index",
             "sysbench",
             "oltp_update_index",
@@ -130,6 +148,17 @@ def cases(tables: int) -> list[Case]:
             options=("--range_size=1000",),
             aged_s=60.0,
             copies=("auto", "logical"),
+        ),
+        Case(
+            "aged_rw_literal",
+            "sysbench",
+            "oltp_read_write",
+            "synchronous_commit = off on an aged source, ranges of 1,000 rows, its values "
+            "sent as literals",
+            sync,
+            ways=("watch",),
+            options=("--range_size=1000", "--db-ps-mode=disable"),
+            aged_s=60.0,
         ),
         Case(
             "shop_index",

@@ -73,6 +73,7 @@ def replay_spec(
         clients_given=bool(clients or given_clients),
         database_share=work.database_share,
         database_share_from=work.database_share_from,
+        values_from=work.values_from,
     )
 
 

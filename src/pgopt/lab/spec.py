@@ -188,6 +188,7 @@ class ReplaySpec:
     clients_given: bool = False  # the replay's clients are the user's (--clients, ab.toml)
     database_share: float | None = None  # of the source's busy sessions' time
     database_share_from: str = ""
+    values_from: str = ""  # where the replay's values came from
 
 
 @dataclass(frozen=True)

@@ -53,3 +53,4 @@ class Fidelity:
     source_clients_from: str | None = absent()
     database_share: float | None = absent()  # of the source's busy sessions' time
     database_share_from: str | None = absent()
+    values_from: str | None = absent()  # where the replay's values came from

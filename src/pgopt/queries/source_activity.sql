@@ -4,7 +4,7 @@
 -- (transaction control, which drivers send as plain text either way, not counted);
 -- and their states: running a statement, idle for under a second (between the
 -- statements of a request: the application's own work), idle in a transaction.
-select count(*) as sessions,
+select now() as now, count(*) as sessions,
        count(*) filter (where query ~ '\$[0-9]') as parameterized,
        count(*) filter (where query <> '' and query !~ '\$[0-9]'
                         and query !~* '^\s*(begin|commit|rollback|start|end|abort)\M')

@@ -5,7 +5,7 @@
 -- and their states: running a statement, idle for under a second (between the
 -- statements of a request: the application's own work), idle in a transaction.
 -- PostgreSQL 18: commits less those of parallel workers, which commit too.
-select count(*) as sessions,
+select now() as now, count(*) as sessions,
        count(*) filter (where query ~ '\$[0-9]') as parameterized,
        count(*) filter (where query <> '' and query !~ '\$[0-9]'
                         and query !~* '^\s*(begin|commit|rollback|start|end|abort)\M')

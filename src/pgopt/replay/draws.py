@@ -163,18 +163,19 @@ def compact(ranges: list[tuple[int, int, float]]) -> tuple[tuple[int, int, float
 
 
 CAPTURED_ARMS = 100  # a captured parameter's draw: at most this many values or ranges
+HOT_CALLS = 5  # a captured value is hot from this many calls (and 1/CAPTURED_ARMS of them)
 
 
-def pool_from_values(values: list[str], type_name: str) -> Pool:
-    """The values a log captured for one parameter, at their frequencies: integers as
-    their hot values (each at least 1/CAPTURED_ARMS of the calls) and ranges of equal
-    shares between the quantiles of the rest; other types as their most frequent
-    values."""
+def pool_from_values(values: list[str], type_name: str, origin: str = "the log capture") -> Pool:
+    """The values `origin` (a log capture, a watch) holds for one parameter, at their
+    frequencies: integers as their hot values (each in at least HOT_CALLS calls and
+    1/CAPTURED_ARMS of them) and ranges of equal shares between the quantiles of the
+    rest; other types as their most frequent values."""
     counts = Counter(values)
     n = len(values)
-    origin = f"the log capture ({n:,} calls, {len(counts):,} values)"
+    origin = f"{origin} ({n:,} calls, {len(counts):,} values)"
     if type_name in INTEGER_TYPES and all(_integer(v) for v in counts):
-        hot = {v: c / n for v, c in counts.items() if c > 1 and c * CAPTURED_ARMS >= n}
+        hot = {v: c / n for v, c in counts.items() if c >= HOT_CALLS and c * CAPTURED_ARMS >= n}
         rest = sorted(int(v) for v in values if v not in hot)
         ranges: list[tuple[int, int, float]] = []
         if rest:

@@ -127,9 +127,10 @@ def _statement(source: SourceFigures, replay: _Totals | None) -> StatementFideli
         why.append(
             f"{r_read:.3g} blocks a call read into shared buffers against the source's "
             f"{s_read:.3g} (the replay's cache misses differ: its values touch more or "
-            "less of the data than the source's clients ask for, which only a log capture "
-            "(--source-log) holds; its runs start from a copy whose buffers are cold, "
-            "which --warmup fills; or its server has other memory)"
+            "less of the data than the source's clients ask for, which a log capture "
+            "(--source-log) holds, or a watch of clients that send literals; its runs "
+            "start from a copy whose buffers are cold, which --warmup fills; or its "
+            "server has other memory)"
         )
     return StatementFidelity(
         source.name, source.query, source.share, source.calls, s_rows, s_ms, s_blocks,
@@ -209,4 +210,5 @@ def assess(spec: ReplaySpec, runs: Sequence[Run]) -> Fidelity:
         source_clients_from=spec.clients_from or None,
         database_share=spec.database_share,
         database_share_from=spec.database_share_from or None,
+        values_from=spec.values_from or None,
     )

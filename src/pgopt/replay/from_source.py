@@ -27,6 +27,7 @@ from ..source.reader import (
     sample_values,
     with_largest,
 )
+from ..source.seen import SeenValues, seen_values
 from ..source.watch import how_clients_ran
 from ..sqltree import tables_read
 from .draws import INTEGER_TYPES, Pool, pool_from_rows, pool_from_stats
@@ -101,23 +102,35 @@ def _synthesize(
     where = redact_dsn(dsn)
     try:
         with read_only.connect(dsn, "ab") as conn:
-            workload, capture = NOT_SAMPLED, None
+            workload, capture, seen = NOT_SAMPLED, None, None
             if statements is None:
+                literal_calls: tuple[str, ...] = ()
                 if log is None:  # the sample first: the counts come after it
-                    workload = how_clients_ran(conn, sample_s)
+                    ran = how_clients_ran(conn, sample_s)
+                    workload, literal_calls = ran.workload, ran.literal_calls
                 statements = read_statements(conn, where)
                 if log is not None:
                     capture = read_capture(conn, log, statements)
+                elif sample_s > 0:
+                    seen = seen_values(literal_calls, statements)
             if naming:
                 statements = [s for s in statements if _names(s.query, naming)]
             catalog = read_catalog(conn)
-            captured = frozenset(capture.values) if capture is not None else frozenset()
+            captured = _captured(capture.values if capture is not None else None, seen)
             selection = select(statements, catalog, cover, captured)
             catalog = with_largest(conn, catalog, _new_keys(selection, catalog))
             pools = _pools(conn, selection, catalog)
     except psycopg.Error as e:
         raise UsageError(f"cannot read {where}: {first_line(e)}") from e
-    return synthesize(selection, catalog, pools, workload, tuple(statements), capture)
+    return synthesize(selection, catalog, pools, workload, tuple(statements), capture, seen)
+
+
+def _captured(captured: dict[str, Any] | None, seen: SeenValues | None) -> frozenset[str]:
+    """The statements whose calls' values are known: a log capture's, or those a watch
+    saw often enough."""
+    if captured is not None:
+        return frozenset(captured)
+    return frozenset(seen.values) if seen is not None else frozenset()
 
 
 def _new_keys(selection: Selection, catalog: Catalog) -> Iterator[tuple[str, str, str]]:

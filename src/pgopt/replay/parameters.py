@@ -117,17 +117,19 @@ def draws_of(
     everything: tuple[SourceStatement, ...],
     reuse: dict[int, tuple[str, str]] | None = None,
     captured: list[dict[int, str | None]] | None = None,
+    captured_from: str = "the log capture",
 ) -> tuple[dict[int, Draw], dict[int, str]]:
     """Each parameter's draw and its note; `reuse`: n -> (variable, why), a value an
-    earlier statement of the transaction drew; `captured`: the values a log capture
-    holds, per call (drawn at their frequencies, where a value may be used again)."""
+    earlier statement of the transaction drew; `captured`: the values `captured_from`
+    (a log capture, a watch) holds, per call (drawn at their frequencies, where a
+    value may be used again)."""
     draws: dict[int, Draw] = {}
     notes: dict[int, str] = {}
     for n, (variable, why) in (reuse or {}).items():
         draws[n], notes[n] = Reuse(variable), why
     if captured:
-        _together(candidate, catalog, captured, draws, notes)
-        _captured(candidate, catalog, captured, draws, notes)
+        _together(candidate, catalog, captured, captured_from, draws, notes)
+        _captured(candidate, catalog, captured, captured_from, draws, notes)
     for span in candidate.shape.spans:
         if span.low in draws:
             continue
@@ -215,6 +217,7 @@ def _together(
     candidate: Candidate,
     catalog: Catalog,
     captured: list[dict[int, str | None]],
+    captured_from: str,
     draws: dict[int, Draw],
     notes: dict[int, str],
 ) -> None:
@@ -234,7 +237,7 @@ def _together(
     for n in together:
         draws[n] = FromCalls(tuple(c.get(n) for c in chosen), selector)
         notes[n] = (
-            f"as one of {len(chosen)} calls the log capture holds (of {len(captured):,}), "
+            f"as one of {len(chosen)} calls {captured_from} holds (of {len(captured):,}), "
             f"drawn with the call by ${selector}'s draw"
         )
 
@@ -243,6 +246,7 @@ def _captured(
     candidate: Candidate,
     catalog: Catalog,
     captured: list[dict[int, str | None]],
+    captured_from: str,
     draws: dict[int, Draw],
     notes: dict[int, str],
 ) -> None:
@@ -260,7 +264,7 @@ def _captured(
         if column_type not in INTEGER_TYPES or not bounds:
             continue
         width = max(1, round(statistics.median(hi - lo + 1 for lo, hi in bounds)))
-        pool = pool_from_values([str(lo) for lo, _ in bounds], column_type)
+        pool = pool_from_values([str(lo) for lo, _ in bounds], column_type, captured_from)
         draws[span.low] = RangeDraw(pool, column_type, 0.0, span.high, width)
         notes[span.low] = f"range of {span.table.name}.{span.column} from {pool.origin}"
         notes[span.high] = f"the range's high end: ${span.low} + {width - 1}, as captured"
@@ -277,7 +281,7 @@ def _captured(
             type_name = "bigint"
         else:
             type_name = catalog.columns(use.table)[use.column].type
-        pool = pool_from_values(values, type_name)
+        pool = pool_from_values(values, type_name, captured_from)
         draws[n], notes[n] = FromPool(pool, type_name), f"from {pool.origin}"
 
 

@@ -14,10 +14,11 @@ calls, between BEGIN and COMMIT.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..source.capture import Capture
 from ..source.catalog import Catalog, SourceStatement, SourceWorkload
+from ..source.seen import SeenValues
 from .captured_scripts import Steps, captured_scripts
 from .draws import INTEGER_TYPES, Pool
 from .param_binding import ColumnUse
@@ -60,20 +61,24 @@ def synthesize(
     workload: SourceWorkload = NOT_SAMPLED,
     everything: tuple[SourceStatement, ...] = (),
     capture: Capture | None = None,
+    seen: SeenValues | None = None,
 ) -> Synthesis:
     """The candidates whose parameters all have values, as blocks, then scripts.
     `everything`: the source's statements (ranges are sized from their neighbours');
     `capture`: a log capture, whose values are drawn and whose transactions are run
-    as it shows them (captured_scripts.py)."""
+    as it shows them (captured_scripts.py); else `seen`: the values a watch saw its
+    clients send, drawn for the statements it saw often enough."""
     kept: list[tuple[str, Candidate]] = []
     skipped = list(selection.skipped)
+    called = capture.values if capture else seen.values if seen else {}
+    called_from = "the log capture" if capture else "the watch's calls"
     for candidate in selection.candidates:
         if capture is not None and candidate.statement.queryid not in capture.values:
             why = "not run while the log was captured"
             skipped.append(Skipped(candidate.statement, candidate.time_share, why))
             continue
         unbound = candidate.shape.unbound
-        calls = capture.values.get(candidate.statement.queryid, []) if capture else []
+        calls = called.get(candidate.statement.queryid, [])
         if unbound and not any(all(n in c for n in unbound) for c in calls):
             why = f"${unbound[0]} is compared with no column, and no captured call holds it"
             skipped.append(Skipped(candidate.statement, candidate.time_share, why))
@@ -90,7 +95,7 @@ def synthesize(
     alone: dict[str, Block] = {}  # a paired INSERT's block when it runs alone
     keys: dict[str, Key] = {}
     for name, candidate in kept:
-        captured = capture.values.get(candidate.statement.queryid) if capture else None
+        captured = called.get(candidate.statement.queryid)
         reuse, export, suffix = {}, None, ""
         for delete, (insert, n_delete, n_insert) in pairs.items():
             if name == insert:
@@ -105,10 +110,14 @@ def synthesize(
                     suffix = " ON CONFLICT DO NOTHING"
             elif name == delete:
                 export = (n_delete, PAIR_KEY)
-        draws, notes = draws_of(candidate, catalog, pools, keys, everything, reuse, captured)
+        draws, notes = draws_of(
+            candidate, catalog, pools, keys, everything, reuse, captured, called_from
+        )
         blocks.append(block(name, candidate, draws, notes, export, suffix))
         if reuse and capture is not None:
-            draws, notes = draws_of(candidate, catalog, pools, keys, everything, None, captured)
+            draws, notes = draws_of(
+                candidate, catalog, pools, keys, everything, None, captured, called_from
+            )
             alone[name] = block(name, candidate, draws, notes)
     skipped.sort(key=lambda s: s.time_share, reverse=True)
     paired = {delete: insert for delete, (insert, _, _) in pairs.items()}
@@ -131,6 +140,7 @@ def synthesize(
             capture.note,
             per_commit_from="the log capture",
             clients_from="the log capture (its sessions at once)",
+            values_from=f"the log capture ({len(capture.values)} statements' calls)",
         )
         source = "pg_stat_statements and a log capture"
         shape = replay.shape
@@ -144,6 +154,8 @@ def synthesize(
         )
     else:
         scripts = autocommit_scripts(items)
+    if capture is None:
+        workload = replace(workload, values_from=_values_from(workload, seen))
     return Synthesis(
         tuple(blocks),
         scripts,
@@ -155,6 +167,25 @@ def synthesize(
         workload,
         shape,
         source,
+    )
+
+
+def _values_from(workload: SourceWorkload, seen: SeenValues | None) -> str:
+    """Where the replay's values come from, without a log capture."""
+    statistics = "the data's statistics (pg_stats, or sampled rows), which know the values "
+    statistics += "that exist, not which the clients ask for"
+    if seen is not None and seen.values:
+        return seen.note
+    if workload.protocol == "prepared":
+        return (
+            f"{statistics}: the clients send prepared statements, whose values a watch "
+            "cannot see (a log capture, --source-log, holds them)"
+        )
+    if seen is not None and seen.calls:
+        return f"{statistics}: {seen.note}"
+    return (
+        f"{statistics} (a log capture, --source-log, or a watch of clients that send "
+        "their values as literals would tell)"
     )
 
 

@@ -140,6 +140,7 @@ def _where_from(work: SourceWorkload) -> list[str]:
         else "unknown (each statement replayed as its own transaction)"
     )
     clients = f"{work.clients}, from {work.clients_from}" if work.clients else "unknown"
+    values = work.values_from or "the data's statistics"
     return [
         "| of the source | value, and where it came from |",
         "|---|---|",
@@ -147,5 +148,6 @@ def _where_from(work: SourceWorkload) -> list[str]:
         f"| clients at once | {clients} |",
         f"| protocol | {work.protocol or 'unknown'} |",
         f"| the database's share of its sessions' busy time | {share} |",
+        f"| the values its clients send | {values} |",
         "",
     ]

@@ -170,6 +170,7 @@ def section(fidelity: Fidelity) -> Section:
         ("Statements a commit from", fidelity.source_statements_per_commit_from),
         ("Clients from", fidelity.source_clients_from),
         ("The database's share from", fidelity.database_share_from),
+        ("Values from", fidelity.values_from),
     ):
         if where:
             whole.append((label, plain(where)))

@@ -106,7 +106,7 @@ def literal_values(query: str) -> tuple[str, ...] | None:
     return tuple(out)
 
 
-class _Matcher:
+class Matcher:
     """Logged statement texts to queryids, by fingerprint, each text parsed once."""
 
     def __init__(self, statements: list[SourceStatement]) -> None:
@@ -135,7 +135,7 @@ def _print(query: str) -> str | None:
 
 def capture_of(logged: list[LoggedStatement], statements: list[SourceStatement]) -> Capture:
     """The capture of `logged`, its statements matched to the source's `statements`."""
-    match = _Matcher(statements)
+    match = Matcher(statements)
     capture = Capture()
     open_: dict[str, list[str] | None] = {}  # session -> its open transaction
     idle: dict[str, _Idle] = {}  # session -> its open transaction's time between statements
@@ -197,7 +197,13 @@ class _Idle:
 def _values(entry: LoggedStatement, source: SourceStatement) -> Values:
     if entry.prepared or entry.values:
         return dict(entry.values)
-    literals = literal_values(entry.query)
+    return literal_call(entry.query, source)
+
+
+def literal_call(query: str, source: SourceStatement) -> Values:
+    """The values per `$n` of `source` (its pg_stat_statements text) that `query`, a call
+    of it sent with literals, had; none where they cannot be told apart."""
+    literals = literal_values(query)
     wanted = sorted({int(n) for n in PARAM.findall(source.query)})
     if literals is None or len(literals) != len(wanted):
         return {}  # pg_stat_statements kept some constant: values not told apart

@@ -91,3 +91,4 @@ class SourceWorkload:
     clients_from: str = ""
     database_share: float | None = None  # of its busy sessions' time, the database's
     database_share_from: str = ""
+    values_from: str = ""  # where the replay's values come from

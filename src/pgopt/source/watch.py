@@ -1,13 +1,15 @@
 """How the source's clients run its statements, read in the replay's read-only session:
 a watch of `--source-sample` seconds (its sessions sampled twice a second, the calls
-and commits counted before and after), and what the source keeps since its
-statistics were reset; shape.py makes the figures of them, each with
-where it came from."""
+and commits counted before and after, and a hundred times a second the statements its
+clients sent with their values written in: each such call once), and what the source
+keeps since its statistics were reset; shape.py makes the figures of them, each with
+where it came from; seen.py reads the values of the calls."""
 
 from __future__ import annotations
 
 import re
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg
@@ -18,19 +20,32 @@ from .catalog import SourceWorkload
 from .shape import Kept, Watch, shape
 
 SAMPLE_EVERY_S = 0.5  # pg_stat_activity's sessions during the watch
+LOOKS_A_SAMPLE = 50  # looks at the calls sent with literals, per sample of the sessions
+MAX_LITERAL_CALLS = 20_000  # kept of those, at most
 TRANSACTION_CONTROL = re.compile(
     r"\s*(begin|commit|rollback|start|end|abort|savepoint|release|prepare transaction)\b", re.I
 )
 STATES = ("active", "idle_in_request", "idle_in_transaction")
 
 
-def how_clients_ran(conn: psycopg.Connection[Any], seconds: float) -> SourceWorkload:
+@dataclass(frozen=True)
+class ClientsRan:
+    """The source's workload shape, and the texts of the calls the watch saw sent
+    with their values written in (each call once; none for prepared statements)."""
+
+    workload: SourceWorkload
+    literal_calls: tuple[str, ...] = ()
+
+
+def how_clients_ran(conn: psycopg.Connection[Any], seconds: float) -> ClientsRan:
     """The source's workload shape: what it keeps (read first, before this session's
     own statements add to it), then a watch of `seconds` (none for 0)."""
     installed = bool(_installed(conn))
     kept, why = _kept(conn, installed)
-    watch = _watch(conn, seconds, installed) if seconds > 0 else None
-    return shape(watch, kept, why)
+    if seconds <= 0:
+        return ClientsRan(shape(None, kept, why))
+    watch, literal_calls = _watch(conn, seconds, installed)
+    return ClientsRan(shape(watch, kept, why), literal_calls)
 
 
 def _installed(conn: psycopg.Connection[Any]) -> list[dict[str, Any]]:
@@ -69,20 +84,25 @@ def _kept(conn: psycopg.Connection[Any], installed: bool) -> tuple[Kept | None, 
     )
 
 
-def _watch(conn: psycopg.Connection[Any], seconds: float, installed: bool) -> Watch:
+def _watch(
+    conn: psycopg.Connection[Any], seconds: float, installed: bool
+) -> tuple[Watch, tuple[str, ...]]:
     """Over `seconds`: the calls pg_stat_statements counted and the commits
     pg_stat_database counted (this session's own taken out of both), the most
     sessions seen at once, their protocol ($n in what they last ran: prepared
-    statements) and their states, sampled."""
+    statements) and their states, sampled; and the calls sent with literals."""
     ours = 0  # statements this session runs between the two counts, each a commit
     first = _activity(conn)
     calls_before = _calls(conn) if installed else 0
     ours += 1
     sessions = first["sessions"]
     counts = {k: int(first[k]) for k in ("parameterized", "literal", *STATES)}
+    literal = _LiteralCalls(first["now"])
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        time.sleep(SAMPLE_EVERY_S)
+        for _ in range(LOOKS_A_SAMPLE):
+            time.sleep(SAMPLE_EVERY_S / LOOKS_A_SAMPLE)
+            ours += literal.look(conn)
         seen = _activity(conn)
         ours += 1
         sessions = max(sessions, seen["sessions"])
@@ -91,7 +111,27 @@ def _watch(conn: psycopg.Connection[Any], seconds: float, installed: bool) -> Wa
     calls = (_calls(conn) - calls_before - ours) if installed else 0
     last = _activity(conn)
     commits = int(last["xact_commit"]) - int(first["xact_commit"]) - ours - 2
-    return Watch(seconds, max(0, calls), max(0, commits), int(sessions), **counts)
+    watch = Watch(seconds, max(0, calls), max(0, commits), int(sessions), **counts)
+    return watch, tuple(literal.texts)
+
+
+class _LiteralCalls:
+    """The calls started since the previous look that carry their values as literals,
+    each call once (by when it started), up to MAX_LITERAL_CALLS."""
+
+    def __init__(self, since: Any) -> None:
+        self.since = since
+        self.texts: list[str] = []
+
+    def look(self, conn: psycopg.Connection[Any]) -> int:
+        """One look; the statements it ran on the source (each a commit)."""
+        if len(self.texts) >= MAX_LITERAL_CALLS:
+            return 0
+        rows = dict_rows(conn, load("source_literal_calls"), {"since": self.since})
+        if rows:
+            self.since = max(r["query_start"] for r in rows)
+            self.texts.extend(str(r["query"]) for r in rows)
+        return 1
 
 
 def _activity(conn: psycopg.Connection[Any]) -> dict[str, Any]:
