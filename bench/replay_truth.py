@@ -323,7 +323,7 @@ def pgopt_ab(
         b_sql.write_text("".join(f"{statement};\n" for statement in case.b_sql))
         command += ["--b-sql", str(b_sql)]
     command += ["--reps", str(a.rounds), "--duration", str(a.seconds), "--out", str(out)]
-    command += ["--copy", copy]
+    command += ["--copy", copy, *a.pgopt_arg]
     if way == "log":
         log = out.with_name(f"{out.name}.log")
         _capture(source, client, log)
@@ -408,6 +408,12 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=8, help="seconds of watch or capture")
     parser.add_argument("--seed", type=int, default=44)
     parser.add_argument("--json", type=Path)
+    parser.add_argument(
+        "--pgopt-arg",
+        action="append",
+        default=[],
+        help="one more argument for every pgopt ab, e.g. --pgopt-arg=--slice --pgopt-arg=0",
+    )
     args = parser.parse_args()
     chosen = [
         c for c in cases(args.tables) if args.cases == "all" or c.name in args.cases.split(",")

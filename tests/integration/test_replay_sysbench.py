@@ -13,6 +13,7 @@ import json
 import re
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,8 @@ import pytest
 from pgopt.binaries import PgBinaries
 from pgopt.cli import main
 from pgopt.replay import parameters
+from pgopt.replay.draws import DRAW
+from pgopt.replay.from_source import synthesize_from
 from pgopt.servers.embedded import EmbeddedTarget
 from pgopt.store import load_document
 
@@ -344,3 +347,51 @@ def test_an_idle_source_tells_its_transactions_from_what_it_keeps_or_says_it_can
             assert "--source-log" in reason
             assert "reset" in readme and "apart" in readme
         assert fidelity["verdict"] != "faithful"
+
+
+ARM = re.compile(r"(?:when :pgopt_r\d+ <= (\d+) then|else) (?:random\((\d+), (\d+)\)|(\d+))")
+
+
+def _weight_near(line: str, low: int, high: int) -> float:
+    """The share of a `\\set ... case when ...` draw's weight (DRAW in all) on values
+    in [low, high], a `random(a, b)` arm counted by the part of it inside."""
+    near = last = 0.0
+    for cut, a, b, value in ARM.findall(line):
+        end = int(cut) if cut else DRAW
+        weight, last = end - last, end
+        lo, hi = (int(a), int(b)) if a else (int(value), int(value))
+        inside = max(0, min(hi, high) - max(lo, low) + 1)
+        near += weight * inside / (hi - lo + 1)
+    return near / DRAW
+
+
+def test_the_keys_sysbench_sends_as_literals_are_the_keys_the_replay_draws(
+    source_server: EmbeddedTarget, sysbench_db: str
+) -> None:
+    """sysbench without prepared statements (`--db-ps-mode=disable`, as an ORM's
+    client-side binding) and its default draws, three quarters of the calls on 1% of
+    the keys, around the middle of each table: the watch reads the values of the
+    calls it sees in pg_stat_activity, and the replay's point reads draw from them,
+    where the data's statistics spread them over every key (issue 56's hot keys)."""
+    database = sysbench_db.rsplit("/", 1)[1]
+    with psycopg.connect(sysbench_db, autocommit=True) as conn:
+        conn.execute("select pg_stat_statements_reset()")
+    options = ("--threads=2", "--time=6", "--db-ps-mode=disable")
+    args = sysbench(source_server.port, database, *options, "oltp_read_only", "run")
+    client = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        time.sleep(1)
+        synthesis = synthesize_from(sysbench_db, 0.95, sample_s=3)
+    finally:
+        client.wait(timeout=60)
+    assert "the watch's look at the calls its clients sent" in synthesis.workload.values_from
+    assert synthesis.workload.protocol == "simple"
+    points = [b for b in synthesis.blocks if "WHERE id=$1" in b.statement.query]
+    assert points, [b.statement.query for b in synthesis.blocks]
+    window = (ROWS // 2 - ROWS // 20, ROWS // 2 + ROWS // 20)  # a tenth of the keys
+    for block in points:
+        (origin,) = block.assumptions
+        assert origin.startswith("from the watch's calls"), origin
+        (draw,) = [line for line in block.lines if line.startswith("\\set pgopt_p1 ")]
+        # uniform over the keys, a tenth of the weight would fall there
+        assert _weight_near(draw, *window) > 0.5, draw

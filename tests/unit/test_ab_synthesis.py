@@ -157,9 +157,18 @@ def test_scripts_draw_each_parameter_by_its_rule_and_carry_their_tag() -> None:
     by_name = {b.name: b for b in synthesis.blocks}
     q1, q2, q3 = (synthesis.scripts[i].text for i in range(3))
     assert [s.weight for s in synthesis.scripts] == [1000, 6000, 500]
-    # text: a CASE the planner folds, quotes doubled; the last value is the ELSE
-    assert "(case when :pgopt_r1 <= 7500 then 'new' else 'it''s paid' end)::text" in q1
-    assert q1.splitlines()[-1].startswith("select /* pgopt q01 */ count(*) from orders where")
+    # text: pgbench holds numbers only, so the statement is written once per value, its
+    # quotes doubled, and pgbench picks one by the value's weight: the server parses
+    # one value a call, as the application's call
+    assert q1.splitlines()[-6:] == [
+        "\\set pgopt_v random(1, 10000)",
+        "\\if :pgopt_v <= 7500",
+        "select /* pgopt q01 */ count(*) from orders where status = 'new'::text;",
+        "\\else",
+        "select /* pgopt q01 */ count(*) from orders where status = 'it''s paid'::text;",
+        "\\endif",
+    ]
+    assert "case when" not in q1
     # integers: uniform over the histogram, whose two even buckets are one range
     assert "\\set pgopt_p1 random(1, 1000)" in q2
     assert q2.rstrip().endswith("select /* pgopt q02 */ * from orders where id = :pgopt_p1;")
@@ -191,14 +200,15 @@ def test_statistics_give_common_values_their_frequency_and_the_rest_to_the_histo
 
 
 def test_the_drawn_values_follow_the_weights() -> None:
-    """Evaluate the CASE the script holds on uniform draws (seeded, exact)."""
+    """Evaluate the script's choice of a variant on uniform draws (seeded, exact)."""
     pool = Pool((("a", 0.6), ("b", 0.3), ("c", 0.1)), (), "pg_stats")
     synthesis = synthesize(
         select([statement("select * from orders where status = $1", 10, 1.0)], CATALOG),
         CATALOG,
         {("public", "orders", "status"): pool},
     )
-    arms = re.findall(r"when :pgopt_r1 <= (\d+) then '(\w)'", synthesis.scripts[0].text)
+    arms = re.findall(r"if :pgopt_v <= (\d+)\n.* = '(\w)'::text;", synthesis.scripts[0].text)
+    assert [v for _, v in arms] == ["a", "b"]
     rng, counts = random.Random(7), {"a": 0, "b": 0, "c": 0}
     for _ in range(20_000):
         r = rng.randint(1, DRAW)
@@ -273,7 +283,9 @@ def test_statements_become_transactions_as_the_source_committed_them() -> None:
     assert grouped.shape.startswith("transactions of 4 statements")
     assert text.count("\\set pgopt_s random(1, 7500)") == 4
     assert text.index("BEGIN;") < text.index("\\if :pgopt_s <= 1000") < text.rindex("COMMIT;")
-    assert text.count("\\elif :pgopt_s <= 7000") == 4 and text.count("\\endif") == 4
+    assert text.count("\\elif :pgopt_s <= 7000") == 4
+    # each slot's own \\if, and inside it the text statements' choice of a value
+    assert text.count("\\endif") == text.count("\\if ") == 4 + text.count("\\if :pgopt_v")
     assert "transaction.sql" in workload_markdown(grouped)
 
 
@@ -345,5 +357,5 @@ def test_a_value_compared_with_a_function_of_a_column_is_sent_through_it() -> No
     chosen = select([applied], CATALOG, cover=1.0)
     assert not chosen.skipped, chosen.skipped
     (script,) = synthesize(chosen, CATALOG, POOLS).scripts
-    last = script.text.rstrip().splitlines()[-1]
-    assert "where lower(status) = lower((case when :pgopt_r1 <= 7500 then 'new'" in last, last
+    first = script.text.splitlines()[-4]
+    assert first.endswith("where lower(status) = lower('new'::text);"), first

@@ -223,7 +223,7 @@ def _arms(pool: Pool) -> list[tuple[Any, float]]:
     return [(v, w) for v, w in pool.values] + [((lo, hi), w) for lo, hi, w in pool.ranges]
 
 
-def _cuts(weights: list[float]) -> list[int]:
+def cumulative_cuts(weights: list[float]) -> list[int]:
     """Cumulative cut points on 1..DRAW; an arm whose weight rounds away gets none."""
     total = sum(weights) or 1.0
     cuts, running = [], 0.0
@@ -285,7 +285,7 @@ def render(n: int | str, draw: Draw) -> tuple[list[str], str]:
         return [], "nextval(" + _quote(quoted) + ")"
     pool = draw.pool
     arms = _arms(pool)
-    cuts = _cuts([w for _, w in arms])
+    cuts = cumulative_cuts([w for _, w in arms])
     r = f":pgopt_r{n}"
     lines = [f"\\set pgopt_r{n} random(1, {DRAW})"]
     if draw.type in INTEGER_TYPES:
@@ -312,7 +312,7 @@ def sample(draw: Draw, rng: random.Random) -> tuple[Any, Any]:
     if isinstance(draw, FromCalls):
         raise ValueError("a captured call's values are drawn with the call, by its selector")
     arms = _arms(draw.pool)
-    cuts = _cuts([w for _, w in arms])
+    cuts = cumulative_cuts([w for _, w in arms])
     r = rng.randint(1, DRAW)
     index = next(i for i, cut in enumerate(cuts) if r <= cut or i == len(cuts) - 1)
     arm = arms[index][0]

@@ -15,6 +15,7 @@ from .draws import Draw, FromPool, RangeDraw, render, rows_per_value
 from .param_binding import ColumnUse
 from .selection import Candidate
 from .tag import tagged
+from .variants import chosen_by, is_text, variants
 
 MAX_WEIGHT = 100_000
 # PostgreSQL 18's pg_stat_statements keeps a list of constants as its first one and
@@ -64,30 +65,37 @@ def block(
     for n in sorted(notes):
         lines.append(f"-- ${n}: {notes[n]}")
     for n, draw in sorted(draws.items()):
+        if is_text(draw):
+            continue  # written out per variant, below
         drawn, values[n] = render(n, draw)
         lines += drawn
         if isinstance(draw, RangeDraw):
             values[draw.high] = f":pgopt_p{draw.high}"
     if export is not None:
         lines.append(f"\\set {export[1]} {values[export[0]]}")
-    for n, use in candidate.shape.params.items():
-        if isinstance(use, ColumnUse) and use.applied and n in values:
-            values[n] = use.applied.format(values[n])  # lower(email) = lower('drawn')
-    for n, length in squashed_lists(st, draws).items():
+    lists = squashed_lists(st, draws)
+    for n, length in lists.items():
         lines.insert(
             1,
             f"-- ${n}: a list pg_stat_statements squashed: {length} values a call, "
             f"so that a call reads the source's {st.rows_per_call:.3g} rows",
         )
+        if is_text(draws[n]):
+            continue
         items = [values[n]]
         for i in range(2, length + 1):
             drawn, value = render(f"{n}_{i}", draws[n])
             lines += drawn
             items.append(value)
         values[n] = ", ".join(items)
-    body = SQUASHED.sub(lambda m: f"${m.group(1)}", st.query.strip())
-    body = re.sub(r"\$(\d+)(?!\d)", lambda m: values[int(m.group(1))], body)
-    lines.append(f"{tagged(name, body.rstrip(';'))}{suffix};")
+    bodies = []
+    for weight, chosen in variants(name, draws, lists) or [(1.0, {})]:
+        each = {**values, **chosen}
+        for n, use in candidate.shape.params.items():
+            if isinstance(use, ColumnUse) and use.applied and n in each:
+                each[n] = use.applied.format(each[n])  # lower(email) = lower('drawn')
+        bodies.append((weight, f"{tagged(name, _filled(st.query, each).rstrip(';'))}{suffix};"))
+    lines += chosen_by("pgopt_v", bodies)
     guessed = [n for n, d in sorted(draws.items()) if isinstance(d, RangeDraw) and d.assumed]
     unverified = (
         "the width of its range ($"
@@ -105,6 +113,12 @@ def block(
         tuple(notes[n] for n in sorted(notes)),
         unverified,
     )
+
+
+def _filled(query: str, values: dict[int, str]) -> str:
+    """`query` with each `$n` (a squashed list's too) replaced by `values[n]`."""
+    body = SQUASHED.sub(lambda m: f"${m.group(1)}", query.strip())
+    return re.sub(r"\$(\d+)(?!\d)", lambda m: values[int(m.group(1))], body)
 
 
 def squashed_lists(statement: SourceStatement, draws: dict[int, Draw]) -> dict[int, int]:
