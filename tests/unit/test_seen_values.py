@@ -38,7 +38,7 @@ def test_calls_with_literals_give_each_statement_its_values() -> None:
     assert seen.matched == MIN_CALLS + 3 + 1  # the $1 text fingerprints as the statement too
     # the ranges were seen 3 times: fewer than MIN_CALLS, left to the statistics
     assert set(seen.values) == {"1"}
-    values = [c[1] for c in seen.values["1"] if c]
+    values = [v for c in seen.values["1"] if (v := c.get(1)) is not None]
     assert len(values) == MIN_CALLS and all(900 <= int(v) <= 909 for v in values)
     assert f"{MIN_CALLS} times or more" in seen.note
 

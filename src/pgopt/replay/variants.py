@@ -18,6 +18,7 @@ that go together (`FromCalls`) one call a variant, all its calls (100 at most).
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 
 from .draws import (
     DRAW,
@@ -47,7 +48,7 @@ def _text_pool(draw: FromPool) -> bool:
 
 
 def variants(
-    seed: str, draws: dict[int, Draw], repeats: dict[int, int]
+    seed: str, draws: Mapping[int, Draw], repeats: Mapping[int, int]
 ) -> list[tuple[float, dict[int, str]]]:
     """Per variant, its weight and the literal each text parameter of `draws` stands
     for; `repeats`: n -> how many values a list of $n holds (joined with commas). One
