@@ -391,7 +391,7 @@ def test_the_keys_sysbench_sends_as_literals_are_the_keys_the_replay_draws(
     window = (ROWS // 2 - ROWS // 20, ROWS // 2 + ROWS // 20)  # a tenth of the keys
     for block in points:
         (origin,) = block.assumptions
-        assert origin.startswith("from the watch's calls"), origin
+        assert origin.startswith("from the watch ("), origin
         (draw,) = [line for line in block.lines if line.startswith("\\set pgopt_p1 ")]
         # uniform over the keys, a tenth of the weight would fall there
         assert _weight_near(draw, *window) > 0.5, draw

@@ -51,7 +51,7 @@ def test_the_replay_draws_the_keys_the_watch_saw() -> None:
     seen = seen_values(_hot_texts(random.Random(7), 200), STATEMENTS)
     synthesis = synthesize(selection, CATALOG, POOLS, workload, seen=seen)
     (point,) = [b for b in synthesis.blocks if b.statement.queryid == "1"]
-    assert point.assumptions == ("from the watch's calls (200 calls, 10 values)",)
+    assert point.assumptions == ("from the watch (200 calls, 10 values)",)
     (drawn,) = [line for line in point.lines if line.startswith("\\set pgopt_p1")]
     keys = {int(k) for k in re.findall(r"then (\d+)|else (\d+)", drawn) for k in k if k}
     assert keys == set(range(900, 910))
@@ -75,8 +75,8 @@ def test_a_value_seen_a_few_times_in_a_small_sample_is_not_hot() -> None:
     """Four calls of forty on one key is what a spread of keys gives by chance: the
     key stays one of the ranges, not a tenth of every draw; from five it is hot."""
     values = [str(v) for v in range(100, 137) if v != 120] + ["120"] * 4
-    pool = pool_from_values(values, "integer", "the watch's calls")
-    assert pool.values == () and pool.origin.startswith("the watch's calls (40 calls")
+    pool = pool_from_values(values, "integer", "the watch")
+    assert pool.values == () and pool.origin.startswith("the watch (40 calls")
     hot = pool_from_values([*values, "120"], "integer")
     assert hot.values == (("120", 5 / 41),)
     span = RangeDraw(pool, "integer", 0.0, 2, width=1)

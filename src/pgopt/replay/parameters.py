@@ -237,7 +237,7 @@ def _together(
     for n in together:
         draws[n] = FromCalls(tuple(c.get(n) for c in chosen), selector)
         notes[n] = (
-            f"as one of {len(chosen)} calls {captured_from} holds (of {len(captured):,}), "
+            f"as one of {len(chosen)} calls from {captured_from} (of {len(captured):,}), "
             f"drawn with the call by ${selector}'s draw"
         )
 

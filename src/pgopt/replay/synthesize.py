@@ -71,7 +71,7 @@ def synthesize(
     kept: list[tuple[str, Candidate]] = []
     skipped = list(selection.skipped)
     called = capture.values if capture else seen.values if seen else {}
-    called_from = "the log capture" if capture else "the watch's calls"
+    called_from = "the log capture" if capture else "the watch"
     for candidate in selection.candidates:
         if capture is not None and candidate.statement.queryid not in capture.values:
             why = "not run while the log was captured"
