@@ -109,8 +109,11 @@ def test_an_orms_lookups_and_bulk_inserts_are_replayed_while_pgopt_watches(
     lookups_and_bulk_inserts_replayed(tmp_path / "out")
     readme = (tmp_path / "out" / "workload" / "README.md").read_text()
     # Django on psycopg 3 binds its values into the statement's text: the watch sees
-    # them, and the bulk insert's arrays go as one call the watch saw had them
-    assert "| the values its clients send | the watch's look at the calls" in readme
+    # them (drawn from where it saw a statement 20 times, which a machine busy with
+    # other tests may not give it in 3 s), and the bulk insert's arrays go as one call
+    # the watch saw had them, or are drawn from the statistics
+    (values,) = [line for line in readme.splitlines() if "| the values its clients send |" in line]
+    assert "the watch's look at the calls its clients sent" in values, values
     bulk = [line for line in readme.splitlines() if BULK in line]
     assert bulk, readme
     (name,) = {line.split("|")[1].strip() for line in bulk}
