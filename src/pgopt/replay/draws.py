@@ -246,7 +246,8 @@ def _case(r: str, items: list[Any], cuts: list[int]) -> str:
     return f"case {' '.join(arms)} else {items[-1]} end"
 
 
-def _quote(value: str) -> str:
+def quote(value: str) -> str:
+    """`value` as an SQL string literal."""
     return "'" + value.replace("'", "''") + "'"
 
 
@@ -258,7 +259,8 @@ def _integer_item(arm: Any) -> str:
 
 def render(n: int | str, draw: Draw) -> tuple[list[str], str]:
     """The pgbench lines that draw $n, and what stands for $n in the statement (for a
-    span, the high end's too: `render` of the span gives both names)."""
+    span, the high end's too: `render` of the span gives both names). Numbers only:
+    pgbench holds no text, which variants.py writes into the statement."""
     if isinstance(draw, Fixed):
         return [], str(draw.value)
     if isinstance(draw, Reuse):
@@ -272,30 +274,24 @@ def render(n: int | str, draw: Draw) -> tuple[list[str], str]:
             lines += drawn
             items.append(value)
         return lines, f"ARRAY[{', '.join(items)}]"
-    if isinstance(draw, FromCalls):
-        lines = [f"\\set pgopt_c{n} random(1, {len(draw.values)})"] if draw.selector == n else []
-        literals = ["NULL" if v is None else _quote(v) for v in draw.values]
-        cuts = list(range(1, len(literals) + 1))
-        return lines, f"({_case(f':pgopt_c{draw.selector}', literals, cuts)})"
     if isinstance(draw, NewKey):
         if draw.sequence is None:
             return [], "gen_random_uuid()"
         schema, _, name = draw.sequence.partition(".")
         quoted = ".".join('"' + part.replace('"', '""') + '"' for part in (schema, name))
-        return [], "nextval(" + _quote(quoted) + ")"
+        return [], "nextval(" + quote(quoted) + ")"
+    if isinstance(draw, FromCalls) or draw.type not in INTEGER_TYPES:
+        raise ValueError("text is written into the statement, one variant each (variants.py)")
     pool = draw.pool
     arms = _arms(pool)
     cuts = cumulative_cuts([w for _, w in arms])
     r = f":pgopt_r{n}"
     lines = [f"\\set pgopt_r{n} random(1, {DRAW})"]
-    if draw.type in INTEGER_TYPES:
-        lines.append(f"\\set pgopt_p{n} {_case(r, [_integer_item(a) for a, _ in arms], cuts)}")
-        if isinstance(draw, RangeDraw):
-            lines.append(f"\\set pgopt_w{n} {_case(r, widths(draw), cuts)}")
-            lines.append(f"\\set pgopt_p{draw.high} :pgopt_p{n} + :pgopt_w{n} - 1")
-        return lines, f":pgopt_p{n}"
-    literals = [_quote(str(a)) for a, _ in arms]
-    return lines, f"({_case(r, literals, cuts)})::{draw.type}"
+    lines.append(f"\\set pgopt_p{n} {_case(r, [_integer_item(a) for a, _ in arms], cuts)}")
+    if isinstance(draw, RangeDraw):
+        lines.append(f"\\set pgopt_w{n} {_case(r, widths(draw), cuts)}")
+        lines.append(f"\\set pgopt_p{draw.high} :pgopt_p{n} + :pgopt_w{n} - 1")
+    return lines, f":pgopt_p{n}"
 
 
 def sample(draw: Draw, rng: random.Random) -> tuple[Any, Any]:

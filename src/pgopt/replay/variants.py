@@ -28,6 +28,7 @@ from .draws import (
     FromCalls,
     FromPool,
     cumulative_cuts,
+    quote,
     sample,
 )
 
@@ -58,8 +59,11 @@ def variants(
         return []
     if len(text) == 1:
         ((n, draw),) = text.items()
-        few = isinstance(draw, FromPool) and len(draw.pool.values) <= VARIANTS
-        if few and isinstance(draw, FromPool) and repeats.get(n, 1) == 1 and not draw.pool.ranges:
+        if (
+            isinstance(draw, FromPool)
+            and len(draw.pool.values) <= VARIANTS
+            and repeats.get(n, 1) == 1
+        ):
             return [(w, {n: _literal(v, draw.type)}) for v, w in draw.pool.values]
     calls = [d for d in text.values() if isinstance(d, FromCalls)]
     count = len(calls[0].values) if calls else VARIANTS
@@ -69,7 +73,7 @@ def variants(
         chosen = {}
         for n, draw in sorted(text.items()):
             if isinstance(draw, FromCalls):
-                chosen[n] = _literal(draw.values[i % len(draw.values)], None)
+                chosen[n] = _literal(draw.values[i], None)  # one call's, together
                 continue
             items = [_one(draw, rng) for _ in range(repeats.get(n, 1))]
             chosen[n] = ", ".join(items)
@@ -90,8 +94,7 @@ def _one(draw: Draw, rng: random.Random) -> str:
 def _literal(value: object, type_name: str | None) -> str:
     if value is None:
         return "NULL"
-    quoted = "'" + str(value).replace("'", "''") + "'"
-    return f"{quoted}::{type_name}" if type_name else quoted
+    return f"{quote(str(value))}::{type_name}" if type_name else quote(str(value))
 
 
 def chosen_by(variable: str, bodies: list[tuple[float, str]]) -> list[str]:
