@@ -352,7 +352,7 @@ def test_an_idle_source_tells_its_transactions_from_what_it_keeps_or_says_it_can
 ARM = re.compile(r"(?:when :pgopt_r\d+ <= (\d+) then|else) (?:random\((\d+), (\d+)\)|(\d+))")
 
 
-def _weight_near(line: str, low: int, high: int) -> float:
+def weight_near(line: str, low: int, high: int) -> float:
     """The share of a `\\set ... case when ...` draw's weight (DRAW in all) on values
     in [low, high], a `random(a, b)` arm counted by the part of it inside."""
     near = last = 0.0
@@ -396,4 +396,4 @@ def test_the_keys_sysbench_sends_as_literals_are_the_keys_the_replay_draws(
     for block in seen:
         (draw,) = [line for line in block.lines if line.startswith("\\set pgopt_p1 ")]
         # uniform over the keys, a tenth of the weight would fall there
-        assert _weight_near(draw, *window) > 0.5, draw
+        assert weight_near(draw, *window) > 0.5, draw

@@ -40,6 +40,26 @@ def test_csvlog_jsonlog_and_stderr_read_as_the_same_statements() -> None:
     assert low is not None and high is not None and int(high) - int(low) == 99
 
 
+def test_a_servers_log_is_read_for_one_database_where_it_names_each_lines() -> None:
+    """A server's log holds every database's statements: csvlog and jsonlog name each
+    line's database, a stderr prefix does with %d; the capture keeps the source's."""
+    for name in ("csv", "json"):
+        text = (LOGS / f"sysbench-oltp_read_write.{name}").read_text()
+        assert len(read_log(text, PREFIX, database="sb")) == 20
+        with pytest.raises(LogError, match="holds no statement"):
+            read_log(text, PREFIX, database="another")
+    prefix = "%m [%p] %q%u@%d "  # Debian's
+    text = (
+        "2026-11-26 20:00:00.000 UTC [7] app@shop LOG:  statement: select 1\n"
+        "2026-11-26 20:00:00.001 UTC [8] app@stock LOG:  statement: select 2\n"
+    )
+    assert [s.query for s in read_log(text, prefix, database="shop")] == ["select 1"]
+    assert len(read_log(text, prefix)) == 2
+    # a prefix without %d cannot tell: every line is kept
+    text = "2026-11-26 20:00:00.000 UTC [7] LOG:  statement: select 1\n"
+    assert len(read_log(text, "%m [%p] ", database="shop")) == 1
+
+
 def test_a_stderr_prefix_reads_its_session_and_application() -> None:
     pattern = prefix_pattern("%t [%p]: [%l-1] user=%u,db=%d,app=%a %c ")
     line = (

@@ -37,13 +37,15 @@ from .spec import AbSpec
 @dataclass(frozen=True)
 class AbOptions:
     """How to run an A/B: the lab run's options, and for a synthesized workload how to
-    read the source (seconds watching it, a log capture), or the synthesis itself when
+    read the source (seconds watching it, a log capture, seconds of its log pgopt
+    captures), or the synthesis itself when
     the caller read it already (advise --prove missing-index reads it before anything
     of pgopt's runs on the source)."""
 
     run: RunOptions = field(default_factory=RunOptions)
     source_sample: float = 0.0
     source_log: Path | None = None
+    source_capture: float = 0.0  # seconds of the source's own log, taken by pgopt
     synthesis: Synthesis | None = None
 
     @classmethod
@@ -70,7 +72,11 @@ def run_ab(ab: AbSpec, options: AbOptions, steps_of: StepsOf | None = None) -> L
         if ab.synthesize:
             assert ab.source_dsn is not None
             synthesis = options.synthesis or synthesize_from(
-                ab.source_dsn, ab.cover / 100, options.source_sample, options.source_log
+                ab.source_dsn,
+                ab.cover / 100,
+                options.source_sample,
+                options.source_log,
+                options.source_capture,
             )
             if not run.dry_run:
                 run_dir = new_run_dir("ab", run.out_dir)

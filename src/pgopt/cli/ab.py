@@ -71,6 +71,14 @@ from .running import run_options
     " = 0 (csvlog, jsonlog or stderr): its transactions and values are replayed.",
 )
 @click.option(
+    "--source-capture",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="S",
+    help="With --synthesize: have the source log a share of its transactions for S "
+    "seconds, with their values (prepared statements' too), and replay from that log "
+    "(a superuser and logging_collector = on; the settings are put back after).",
+)
+@click.option(
     "--require-fidelity",
     is_flag=True,
     help="With --synthesize: exit 1 when the replay is unfaithful to the source.",
@@ -118,9 +126,16 @@ def ab_cmd(spec: Path | None, **options: Any) -> None:
     )
     if require_fidelity and not ab.synthesize:
         raise UsageError("--require-fidelity judges a synthesized workload: add --synthesize")
-    if options.get("source_log") is not None and not ab.synthesize:
-        raise UsageError("--source-log is read to synthesize the workload: add --synthesize")
-    ab_options = AbOptions(run, options["source_sample"], options["source_log"])
+    for flag in ("source_log", "source_capture"):
+        if options.get(flag) is not None and not ab.synthesize:
+            raise UsageError(
+                f"--{flag.replace('_', '-')} is read to synthesize the workload: add --synthesize"
+            )
+    if options.get("source_log") is not None and options.get("source_capture") is not None:
+        raise UsageError("--source-log and --source-capture are two captures: give one")
+    ab_options = AbOptions(
+        run, options["source_sample"], options["source_log"], options["source_capture"] or 0.0
+    )
     result = run_ab(ab, ab_options)
     if result is not None and gate.on:
         _gate(gate, result, junit)

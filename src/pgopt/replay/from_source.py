@@ -28,6 +28,7 @@ from ..source.reader import (
     with_largest,
 )
 from ..source.seen import SeenValues, seen_values
+from ..source.taken_log import TakenLog, take_log
 from ..source.watch import how_clients_ran
 from ..sqltree import tables_read
 from .draws import INTEGER_TYPES, Pool, pool_from_rows, pool_from_stats
@@ -38,17 +39,25 @@ from .synthesize import NOT_SAMPLED, Synthesis, synthesize
 
 
 def synthesize_from(
-    dsn: str, cover: float, sample_s: float = 0.0, log: Path | None = None
+    dsn: str,
+    cover: float,
+    sample_s: float = 0.0,
+    log: Path | None = None,
+    capture_s: float = 0.0,
 ) -> Synthesis:
     """The workload of the source at `dsn`: the statements making up `cover` of its
     execution time and every write, run as its clients ran them during a sample of
-    `sample_s` seconds, or as the log capture `log` shows them, with its values; one
-    clear error (exit 2) when it cannot be read or holds nothing to replay."""
+    `sample_s` seconds, or as the log capture `log` shows them, or a capture of the
+    source's log pgopt takes over `capture_s` seconds, with its values; one clear
+    error (exit 2) when it cannot be read or holds nothing to replay."""
     where = redact_dsn(dsn)
     nothing = f"nothing in {where}'s pg_stat_statements can be replayed"
     if log is not None:
         nothing = f"no statement of the log capture {log} can be replayed"
-    return _replayable(_synthesize(dsn, None, cover, sample_s=sample_s, log=log), nothing)
+    elif capture_s > 0:
+        nothing = f"no statement of {where}'s log over {capture_s:g} s can be replayed"
+    synthesis = _synthesize(dsn, None, cover, sample_s=sample_s, log=log, capture_s=capture_s)
+    return _replayable(synthesis, nothing)
 
 
 def scripts_for(dsn: str, queries: list[str]) -> Synthesis:
@@ -95,22 +104,27 @@ def _synthesize(
     naming: str | None = None,
     sample_s: float = 0.0,
     log: Path | None = None,
+    capture_s: float = 0.0,
 ) -> Synthesis:
     """Scripts for `statements`, or for the source's own pg_stat_statements when None
     (only those naming the table `naming`, when given), from one read-only session on
-    the source."""
+    the source (which, for a capture of its log, sets and puts back its log settings:
+    source/taken_log.py)."""
     where = redact_dsn(dsn)
     try:
         with read_only.connect(dsn, "ab") as conn:
             workload, capture, seen = NOT_SAMPLED, None, None
             if statements is None:
                 literal_calls: tuple[str, ...] = ()
-                if log is None:  # the sample first: the counts come after it
+                logged: Path | TakenLog | None = log
+                if capture_s > 0:  # the capture first: the counts come after it
+                    logged = take_log(conn, capture_s, where)
+                elif log is None:  # the sample first, likewise
                     ran = how_clients_ran(conn, sample_s)
                     workload, literal_calls = ran.workload, ran.literal_calls
                 statements = read_statements(conn, where)
-                if log is not None:
-                    capture = read_capture(conn, log, statements)
+                if logged is not None:
+                    capture = read_capture(conn, logged, statements)
                 elif sample_s > 0:
                     seen = seen_values(literal_calls, statements)
             if naming:

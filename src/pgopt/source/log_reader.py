@@ -35,6 +35,7 @@ from typing import Any, TextIO
 
 CSV_FIELDS = 23  # csvlog has 23 fields (PostgreSQL 13) to 26 (14 and later)
 CSV_SESSION, CSV_SEVERITY, CSV_MESSAGE, CSV_DETAIL, CSV_APPLICATION = 5, 11, 13, 14, 22
+CSV_DATABASE = 2
 RUN = re.compile(
     r"^(?:duration: (?P<ms>[\d.]+) ms\s+)?(?:statement: |execute (?P<name>[^:]*): )(?P<query>.*)\Z",
     re.S,
@@ -70,12 +71,17 @@ class _Entry:
     application: str
     position: int  # its line's place in the log: entries may be given out of order
     at: float | None = None  # its time, where the log has one to the millisecond
+    database: str = ""  # its session's database, where the log names it
 
 
-def read_log(log: str | TextIO, prefix: str | None = None) -> list[LoggedStatement]:
+def read_log(
+    log: str | TextIO, prefix: str | None = None, database: str | None = None
+) -> list[LoggedStatement]:
     """The statements of a csvlog, jsonlog or stderr log (its text, or a file open
     with newline=''), in the log's order, read line by line; `prefix`: the source's
-    log_line_prefix (a stderr log needs it)."""
+    log_line_prefix (a stderr log needs it); `database`: only that database's
+    statements, where the log names each line's database (csvlog, jsonlog, a prefix
+    with %d); a server's log holds every database's."""
     lines = io.StringIO(log) if isinstance(log, str) else log
     first = next((line for line in lines if line.strip()), "")
     if not first:
@@ -91,6 +97,8 @@ def read_log(log: str | TextIO, prefix: str | None = None) -> list[LoggedStateme
     statements: list[tuple[int, LoggedStatement]] = []
     for entry in entries:
         if entry.severity != "LOG" or entry.application.startswith("pgopt"):
+            continue
+        if database and entry.database and entry.database != database:
             continue
         run = RUN.match(entry.message)
         if run is None:
@@ -133,6 +141,7 @@ def _csv_entries(lines: Iterable[str]) -> Iterator[_Entry]:
             row[CSV_APPLICATION],
             position,
             _seconds(row[0]),
+            row[CSV_DATABASE],
         )
 
 
@@ -154,13 +163,14 @@ def _json_entries(lines: Iterable[str]) -> Iterator[_Entry]:
             str(record.get("application_name", "")),
             number,
             _seconds(str(record.get("timestamp", ""))),
+            str(record.get("dbname", "")),
         )
 
 
 PREFIX_ESCAPES = {
     "a": r"(?P<a>.*?)",
     "u": r"\S*?",
-    "d": r"\S*?",
+    "d": r"(?P<d>\S*?)",
     "r": r"\S*?",
     "h": r"\S*?",
     "b": r".*?",
@@ -239,6 +249,7 @@ def _stderr_entries(lines: Iterable[str], prefix: str | None) -> Iterator[_Entry
             "application": groups.get("a") or "",
             "position": seen,
             "at": _seconds(groups.get("m") or groups.get("n") or ""),
+            "database": groups.get("d") or "",
         }
     if not seen:
         raise LogError(

@@ -13,6 +13,7 @@ taken for the workload.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -31,6 +32,7 @@ from ..sqltree import walk
 from .capture import Capture, capture_of
 from .catalog import Catalog, Column, SourceStatement
 from .log_reader import LogError, read_log
+from .taken_log import TakenLog
 from .watch import TRANSACTION_CONTROL
 
 SAMPLE_ROWS = 200
@@ -42,23 +44,31 @@ ENABLE = (
 
 
 def read_capture(
-    conn: psycopg.Connection[Any], log: Path, statements: list[SourceStatement]
+    conn: psycopg.Connection[Any], log: Path | TakenLog, statements: list[SourceStatement]
 ) -> Capture:
-    """The log capture at `log`, read with the source's log_line_prefix, its statements
-    matched to the source's pg_stat_statements."""
-    prefix = str(dict_rows(conn, "select current_setting('log_line_prefix') as p")[0]["p"])
+    """The log capture `log` (a file, or the lines pgopt had the source log), read with
+    the source's log_line_prefix and only this database's lines where the log names
+    them, its statements matched to the source's pg_stat_statements."""
+    row = dict_rows(
+        conn, "select current_setting('log_line_prefix') as p, current_database() as d"
+    )[0]
+    prefix, database = str(row["p"]), str(row["d"])
+    name = str(log) if isinstance(log, Path) else log.name
     try:
-        with log.open(encoding="utf-8", errors="replace", newline="") as f:
-            logged = read_log(f, prefix)
+        if isinstance(log, Path):
+            with log.open(encoding="utf-8", errors="replace", newline="") as f:
+                logged = read_log(f, prefix, database)
+        else:
+            logged = read_log(io.StringIO(log.text, newline=""), prefix, database)
     except OSError as e:
         raise UsageError(f"cannot read the log capture {log}: {e.strerror or e}") from None
     except LogError as e:
-        raise UsageError(f"{log}: {e}") from None
+        raise UsageError(f"{name}: {e}") from None
     capture = capture_of(logged, statements)
     if not capture.values:
         unmatched = next(iter(capture.unmatched), "")
         raise UsageError(
-            f"{log}: none of its {capture.statements:,} statements is in the source's "
+            f"{name}: none of its {capture.statements:,} statements is in the source's "
             "pg_stat_statements (a capture of another database, or statistics reset since)"
             + (f"; the first: {unmatched[:80]}" if unmatched else "")
         )

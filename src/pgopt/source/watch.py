@@ -52,7 +52,7 @@ def _installed(conn: psycopg.Connection[Any]) -> list[dict[str, Any]]:
     return dict_rows(conn, "select 1 from pg_extension where extname = 'pg_stat_statements'")
 
 
-def _calls(conn: psycopg.Connection[Any]) -> int:
+def calls_counted(conn: psycopg.Connection[Any]) -> int:
     """The statements the source's pg_stat_statements has counted so far in this
     database (transaction control left out)."""
     rows = dict_rows(conn, load("source_statements", conn.info.server_version))
@@ -69,7 +69,7 @@ def _kept(conn: psycopg.Connection[Any], installed: bool) -> tuple[Kept | None, 
         return None, "the source has no pg_stat_statements"
     row = dict_rows(conn, query)[0]
     ours = 2  # the two statements before this one
-    calls = _calls(conn) - 1  # the query above, counted once it ended
+    calls = calls_counted(conn) - 1  # the query above, counted once it ended
     return (
         Kept(
             calls=max(0, calls),
@@ -93,7 +93,7 @@ def _watch(
     statements) and their states, sampled; and the calls sent with literals."""
     ours = 0  # statements this session runs between the two counts, each a commit
     first = _activity(conn)
-    calls_before = _calls(conn) if installed else 0
+    calls_before = calls_counted(conn) if installed else 0
     ours += 1
     sessions = first["sessions"]
     counts = {k: int(first[k]) for k in ("parameterized", "literal", *STATES)}
@@ -108,7 +108,7 @@ def _watch(
         sessions = max(sessions, seen["sessions"])
         for k in counts:
             counts[k] += int(seen[k])
-    calls = (_calls(conn) - calls_before - ours) if installed else 0
+    calls = (calls_counted(conn) - calls_before - ours) if installed else 0
     last = _activity(conn)
     commits = int(last["xact_commit"]) - int(first["xact_commit"]) - ours - 2
     watch = Watch(seconds, max(0, calls), max(0, commits), int(sessions), **counts)
