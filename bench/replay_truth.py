@@ -12,7 +12,9 @@ throwaway PostgreSQL 18:
    ... --synthesize` samples the source while the application runs), `idle` (the
    application ran and stopped; its statistics were reset together before, so pgopt
    reads its transactions from what the source keeps), `log` (a log capture,
-   `--source-log`); on an aged source, both copies (physical and `--copy logical`).
+   `--source-log`), `capture` (pgopt has the source log a share of its transactions
+   itself, `--source-capture`); on an aged source, both copies (physical and `--copy
+   logical`).
 
 Prints, per case and way, both ratios with their 95% intervals and verdicts, the
 distance |ln(pgopt / application)|, whether the intervals overlap, the replay's
@@ -20,7 +22,8 @@ fidelity and copy, and the database's share of the source's busy session time wi
 Amdahl's bound on what pgopt's ratio is worth to the application. `--json FILE`
 keeps them. Run from the repository root (the shop needs `pip install -e '.[bench]'`):
 
-    .venv/bin/python bench/replay_truth.py [--cases sync_rw,shop_index,...] [--json out.json]
+    .venv/bin/python bench/replay_truth.py [--cases sync_rw,shop_index,...] [--ways capture]
+        [--json out.json]
 """
 
 from __future__ import annotations
@@ -85,7 +88,14 @@ def cases(tables: int) -> list[Case]:
             "A/A (work_mem = 4MB, its default)",
             ("work_mem=4MB",),
         ),
-        Case("sync_rw", "sysbench", "oltp_read_write", "synchronous_commit = off", sync),
+        Case(
+            "sync_rw",
+            "sysbench",
+            "oltp_read_write",
+            "synchronous_commit = off",
+            sync,
+            ways=("watch", "log", "capture"),
+        ),
         Case(
             "sync_rw_idle",
             "sysbench",
@@ -94,7 +104,14 @@ def cases(tables: int) -> list[Case]:
             sync,
             ways=("idle",),
         ),
-        Case("sync_wo", "sysbench", "oltp_write_only", "synchronous_commit = off", sync),
+        Case(
+            "sync_wo",
+            "sysbench",
+            "oltp_write_only",
+            "synchronous_commit = off",
+            sync,
+            ways=("watch", "log", "capture"),
+        ),
         Case(
             "sync_wo_uniform",
             "sysbench",
@@ -144,7 +161,7 @@ def cases(tables: int) -> list[Case]:
             "oltp_read_write",
             "synchronous_commit = off on an aged source, ranges of 1,000 rows",
             sync,
-            ways=("watch", "log"),
+            ways=("watch", "log", "capture"),
             options=("--range_size=1000",),
             aged_s=60.0,
             copies=("auto", "logical"),
@@ -209,6 +226,13 @@ class Source:
         self.sql("vacuum analyze" if not case.aged_s else "analyze")
         return client
 
+    def csvlog(self) -> Path:
+        """The csvlog file the source writes now (its logging collector is on)."""
+        with psycopg.connect(self.admin, autocommit=True) as conn:
+            row = conn.execute("select pg_current_logfile('csvlog')").fetchone()
+        assert row is not None and row[0], "the source writes no csvlog"
+        return self.server.data_dir / row[0]
+
     def sql(self, *statements: str) -> None:
         with psycopg.connect(self.dsn, autocommit=True) as conn:
             for statement in statements:
@@ -263,10 +287,12 @@ def _judged(a: list[float], b: list[float]) -> dict[str, Any]:
     }
 
 
-def truth(source: Source, client: Client, case: Case, rng: random.Random) -> dict[str, Any]:
-    """The application's own A/B; with a log capture among the ways, what the log costs
-    it too (A with the log on)."""
-    arms = ["a", "b", *(["logged"] if "log" in case.ways else [])]
+def truth(
+    source: Source, client: Client, case: Case, rng: random.Random, ways: list[str]
+) -> dict[str, Any]:
+    """The application's own A/B; with a log capture among the `ways`, what the log
+    costs it too (A with the log on)."""
+    arms = ["a", "b", *(["logged"] if "log" in ways else [])]
     runs: dict[str, list[float]] = {arm: [] for arm in arms}
     cpu: dict[str, list[tuple[float, float]]] = {arm: [] for arm in arms}
     for _ in range(source.args.rounds):
@@ -329,6 +355,14 @@ def pgopt_ab(
         _capture(source, client, log)
         command += ["--source-log", str(log), "--source-sample", "0"]
         proc = subprocess_run(command)
+    elif way == "capture":  # pgopt has the source log its transactions, as it runs
+        source.sql("select pg_stat_statements_reset()")
+        running = client.start(a.sample + 4)
+        command += ["--source-capture", str(a.sample)]
+        try:
+            proc = subprocess_run(command)
+        finally:
+            running.wait()
     elif way == "idle":  # the application ran and stopped, its statistics reset before
         source.sql("select pg_stat_statements_reset(), pg_stat_reset()")
         client.rate(a.sample)
@@ -360,6 +394,14 @@ def pgopt_ab(
         "database_share": share,
         "application_bound": application_bound(b["median"], share) if share else None,
         "cpu_us": _replay_cpu_us(document),
+        "failed_checks": sorted(
+            {
+                f"{step['name']}: {c['name']}: {c.get('detail', '')}"
+                for step in document["steps"]
+                for c in step["checks"]
+                if not c["passed"]
+            }
+        ),
     }
 
 
@@ -368,16 +410,20 @@ def subprocess_run(command: list[str]) -> subprocess.CompletedProcess[str]:
 
 
 def _capture(source: Source, client: Client, into: Path) -> None:
+    """A log capture as a user takes one: every statement for --sample seconds, the
+    lines of the server's csvlog copied out."""
     source.sql("select pg_stat_statements_reset()")
     source.settings(("log_min_duration_statement=0",))
-    start = source.server.log_file.stat().st_size
+    log = source.csvlog()
+    start = log.stat().st_size
     try:
         client.rate(source.args.sample)
     finally:
         source.settings(("log_min_duration_statement=0",), reset=True)
-    with source.server.log_file.open("rb") as log:
-        log.seek(start)
-        into.write_bytes(log.read())
+    time.sleep(0.5)  # the logging collector's last lines
+    with log.open("rb") as f:
+        f.seek(start)
+        into.write_bytes(f.read())
 
 
 def _ratio(r: dict[str, Any]) -> str:
@@ -406,6 +452,9 @@ def main() -> None:
         "--seconds", type=int, default=8, help="each run, the application's and pgopt's"
     )
     parser.add_argument("--sample", type=int, default=8, help="seconds of watch or capture")
+    parser.add_argument(
+        "--ways", default="all", help="comma-separated: watch, idle, log, capture; or all"
+    )
     parser.add_argument("--seed", type=int, default=44)
     parser.add_argument("--json", type=Path)
     parser.add_argument(
@@ -428,15 +477,18 @@ def main() -> None:
     rows = []
     work = Path(tempfile.mkdtemp(prefix="pgopt-replay-truth-"))
     try:
-        with EmbeddedTarget(find_binaries(None)) as server:
+        # its log kept as files, as on a production server (the capture reads it back)
+        logging = {"logging_collector": "on", "log_destination": "stderr,csvlog"}
+        with EmbeddedTarget(find_binaries(None), base_settings=logging) as server:
             source = Source(server, args)
             for case in chosen:
                 started = time.monotonic()
                 client = source.prepare(case)
-                told = truth(source, client, case, rng)
+                ways = [w for w in case.ways if args.ways == "all" or w in args.ways.split(",")]
+                told = truth(source, client, case, rng, ways)
                 row: dict[str, Any] = {"case": case.name, "client": case.client}
                 row |= {"workload": case.workload, "change": case.change, "truth": told}
-                for way in case.ways:
+                for way in ways:
                     for copy in case.copies:
                         key = f"{way} ({copy} copy)" if len(case.copies) > 1 else way
                         out = work / f"{case.name}-{way}-{copy}"
@@ -465,6 +517,8 @@ def main() -> None:
                     )
                     print(f"  pgopt ({key}): {_ratio(r)}; {far}")
                     print(f"    {r.get('fidelity')}, {r.get('copy')} copy{share}")
+                    for failed in r.get("failed_checks", []):
+                        print(f"    check failed: {failed}")
                     if r.get("cpu_us"):
                         print(f"    CPU a transaction, pgbench and its server: {_cpu(r['cpu_us'])}")
                 own = _cpu(told["cpu_us"])

@@ -103,7 +103,7 @@ def test_a_capture_of_prepared_sysbench_replays_its_hot_keys_and_puts_the_settin
             conn.execute(f"alter system reset {RATE}")
             conn.execute("select pg_reload_conf()")
     assert after["auto"] == {RATE: "0.0001"}, after
-    assert synthesis.workload.values_from.startswith("the log capture"), synthesis.workload
+    assert synthesis.workload.values_from.startswith("pgopt's capture of the source's log (3 s, ")
     assert synthesis.workload.protocol == "prepared"
     assert synthesis.workload.clients == 2
     # sysbench's one kind of transaction, BEGIN to COMMIT (a sampled one is logged whole)

@@ -152,6 +152,19 @@ def test_the_cover_is_taken_heaviest_first_and_every_write_besides() -> None:
     assert len(everything.candidates) + len(everything.skipped) == len(STATEMENTS)
 
 
+def test_a_captured_transactions_statements_are_taken_whatever_the_cover() -> None:
+    """From a log capture, a light statement its transactions ran is taken too: a
+    transaction replayed without it is shorter than the source's."""
+    point, customers = STATEMENTS[0], STATEMENTS[4]
+    whole = frozenset({point.queryid, customers.queryid})
+    chosen = select(STATEMENTS, CATALOG, cover=0.45, whole=whole)
+    taken = [c.statement.query for c in chosen.candidates]
+    assert taken == [STATEMENTS[1].query, point.query, STATEMENTS[2].query, customers.query]
+    # without a capture, the cover alone decides
+    alone = select(STATEMENTS, CATALOG, 0.45).candidates
+    assert point.query not in [c.statement.query for c in alone]
+
+
 def test_scripts_draw_each_parameter_by_its_rule_and_carry_their_tag() -> None:
     synthesis = synthesize(select(STATEMENTS[:3], CATALOG, cover=1.0), CATALOG, POOLS)
     by_name = {b.name: b for b in synthesis.blocks}

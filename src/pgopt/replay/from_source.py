@@ -131,7 +131,8 @@ def _synthesize(
                 statements = [s for s in statements if _names(s.query, naming)]
             catalog = read_catalog(conn)
             captured = _captured(capture.values if capture is not None else None, seen)
-            selection = select(statements, catalog, cover, captured)
+            whole = frozenset(capture.values) if capture is not None else frozenset()
+            selection = select(statements, catalog, cover, captured, whole)
             catalog = with_largest(conn, catalog, _new_keys(selection, catalog))
             pools = _pools(conn, selection, catalog)
     except psycopg.Error as e:

@@ -58,10 +58,14 @@ def select(
     catalog: Catalog,
     cover: float = COVER,
     captured: frozenset[str] = frozenset(),
+    whole: frozenset[str] = frozenset(),
 ) -> Selection:
     """The statements that make up `cover` of the execution time and every write,
     replayable or not; `captured`: the queryids whose calls' values a log capture
-    holds, so that a parameter no column holds is sent as captured."""
+    holds, so that a parameter no column holds is sent as captured; `whole`: those a
+    log capture ran in its transactions, taken whatever `cover` says, so that each
+    transaction is replayed with all its statements (without its cheap point reads,
+    sysbench's 18 statements came out 8, shorter than the source's)."""
     ordered = sorted(statements, key=lambda s: s.total_ms, reverse=True)
     total = sum(s.total_ms for s in ordered) or 1.0
     candidates: list[Candidate] = []
@@ -69,7 +73,8 @@ def select(
     share = 0.0
     for statement in ordered:
         own = statement.total_ms / total
-        if (share >= cover and not _writes(statement.query)) or len(candidates) >= MAX_SCRIPTS:
+        covered = share < cover or _writes(statement.query) or statement.queryid in whole
+        if not covered or len(candidates) >= MAX_SCRIPTS:
             continue
         share += own
         shape = shape_of(statement.query, catalog.column_names)

@@ -138,9 +138,9 @@ def synthesize(
             capture.sessions,
             capture.protocol,
             capture.note,
-            per_commit_from="the log capture",
-            clients_from="the log capture (its sessions at once)",
-            values_from=f"the log capture ({len(capture.values)} statements' calls)",
+            per_commit_from=capture.origin,
+            clients_from=f"{capture.origin} (its sessions at once)",
+            values_from=f"{capture.origin} ({len(capture.values)} statements' calls)",
         )
         source = "pg_stat_statements and a log capture"
         shape = replay.shape

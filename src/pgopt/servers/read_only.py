@@ -2,7 +2,9 @@
 (`ab`'s source and its sampled copy, `advise`, the index advisor, `tune --dsn`), with
 one set of limits, each a libpq option of the session:
 
-- `default_transaction_read_only = on`: nothing the session runs can write;
+- `default_transaction_read_only = on`: nothing the session runs can write to a
+  database (a capture of the source's log, `--source-capture`, is the one caller
+  that changes settings: its log settings, with ALTER SYSTEM, put back after);
 - `statement_timeout` 60 s: no query of pgopt's runs long on a production server (a
   sampled copy, which reads whole tables, lifts it: `copying=True`);
 - `lock_timeout` 5 s: it never waits long behind a lock, nor makes others queue

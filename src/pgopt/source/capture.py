@@ -55,6 +55,7 @@ class Capture:
     # the application's time inside each kind of transaction between BEGIN and COMMIT,
     # idle in transaction between its statements (ms, up to THINK_SAMPLES of each)
     think: dict[Transaction, list[float]] = field(default_factory=dict)
+    origin: str = "the log capture"  # how the report names it
 
     @property
     def protocol(self) -> str:
@@ -71,7 +72,7 @@ class Capture:
         count = sum(self.transactions.values())
         explicit = sum(n for t, n in self.transactions.items() if t.explicit)
         return (
-            f"from the log capture: {self.statements:,} statements in {count:,} "
+            f"from {self.origin}: {self.statements:,} statements in {count:,} "
             f"transactions ({explicit:,} between BEGIN and COMMIT, "
             f"{self.statements_per_transaction:.3g} statements each), at most "
             f"{self.sessions} sessions at once, {self.protocol} protocol"

@@ -65,6 +65,8 @@ def read_capture(
     except LogError as e:
         raise UsageError(f"{name}: {e}") from None
     capture = capture_of(logged, statements)
+    if isinstance(log, TakenLog):
+        capture.origin = log.name
     if not capture.values:
         unmatched = next(iter(capture.unmatched), "")
         raise UsageError(

@@ -34,7 +34,7 @@ from psycopg import sql
 
 from .. import stopping
 from ..consoles import err
-from ..errors import UsageError
+from ..errors import Interrupted, UsageError
 from ..servers.read_only import dict_rows
 from .watch import calls_counted
 
@@ -46,13 +46,14 @@ FLUSH_S = 0.5  # the logging collector's lines reach the file after the reload
 DESTINATIONS = ("csvlog", "jsonlog", "stderr")  # the file read, first found first
 RATE = "log_transaction_sample_rate"
 PARAMETER_LENGTH = "log_parameter_max_length"
+PUT_BACK_TRIES = 3
 
 
 @dataclass(frozen=True)
 class TakenLog:
     """The lines the source logged during the window, and how they were taken."""
 
-    name: str  # how messages name it: "the source's log (10 s, 12% of transactions)"
+    name: str  # how messages name it: "pgopt's capture of the source's log (10 s, ...)"
     text: str
     rate: float  # the share of transactions logged
     seconds: float
@@ -117,7 +118,7 @@ def take_log(conn: psycopg.Connection[Any], seconds: float, where: str) -> Taken
         _put_back(conn, changes, kept)
     time.sleep(FLUSH_S)
     text = _read_since(conn, destination, start)
-    name = f"the source's log ({seconds:g} s, {rate:.1%} of its transactions)"
+    name = f"pgopt's capture of the source's log ({seconds:g} s, {rate:.1%} of its transactions)"
     return TakenLog(name, text, rate, seconds, destination)
 
 
@@ -136,6 +137,10 @@ def _check(conn: psycopg.Connection[Any], where: str) -> dict[str, str]:
         "current_setting('log_line_prefix') as log_line_prefix "
         "from pg_roles r where r.rolname = current_user",
     )[0]
+    if not dict_rows(conn, "select 1 from pg_extension where extname = 'pg_stat_statements'"):
+        raise UsageError(
+            f"{where} has no pg_stat_statements, whose statements a capture is matched to"
+        )
     if not row["rolsuper"]:
         raise UsageError(
             f"{cannot}: role {row['role']} is not a superuser (ALTER SYSTEM and reading "
@@ -186,9 +191,17 @@ def undo_sql(changes: dict[str, str], kept: dict[str, str]) -> str:
 
 
 def _put_back(conn: psycopg.Connection[Any], changes: dict[str, str], kept: dict[str, str]) -> None:
-    for name in changes:
-        _alter(conn, name, kept.get(name))
-    conn.execute("select pg_reload_conf()")
+    """The settings as they were, reloaded; a second stop request while this runs
+    does not leave them half put back: it is tried again, PUT_BACK_TRIES times."""
+    for attempt in range(1, PUT_BACK_TRIES + 1):
+        try:
+            for name in changes:
+                _alter(conn, name, kept.get(name))
+            conn.execute("select pg_reload_conf()")
+            return
+        except (Interrupted, KeyboardInterrupt):
+            if attempt == PUT_BACK_TRIES:
+                raise
 
 
 def _alter(conn: psycopg.Connection[Any], name: str, value: str | None) -> None:
