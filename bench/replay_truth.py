@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import resource
 import shutil
@@ -46,7 +47,7 @@ import psycopg
 from common import stop_cleanly_on_signals
 from truth_clients import Client, Shop, Sysbench, agreement
 
-from pgopt.analysis.amdahl import application_bound
+from pgopt.analysis.amdahl import SATURATED, application_bound, shared_cpu_estimate
 from pgopt.analysis.verdicts import Rule, paired, verdict
 from pgopt.binaries import find_binaries
 from pgopt.servers.embedded import EmbeddedTarget
@@ -383,6 +384,7 @@ def pgopt_ab(
     fidelity = document.get("fidelity") or {}
     share = fidelity.get("database_share")
     return {
+        **_shared_cpus(document, b["median"]),
         "ratio": b["median"],
         "ci95": b["ci95"],
         "rounds": b["rounds"],
@@ -403,6 +405,19 @@ def pgopt_ab(
             }
         ),
     }
+
+
+def _shared_cpus(document: dict[str, Any], ratio: float) -> dict[str, Any]:
+    """The source's machine over the watch (this one), and where its CPUs were all
+    busy, what pgopt's report says B's ratio is about to an application on them."""
+    fidelity = document.get("fidelity") or {}
+    busy, cpu_share = fidelity.get("host_busy"), fidelity.get("database_cpu_share")
+    steps = {s["name"]: s.get("server_cpu_us_per_tx") for s in document["steps"]}
+    out = {"host_busy": busy, "database_cpu_share": cpu_share, "shared_cpu_estimate": None}
+    if busy is not None and busy >= SATURATED and cpu_share and steps["a"] and steps["b"]:
+        cpu_ratio = steps["b"]["median"] / steps["a"]["median"]
+        out["shared_cpu_estimate"] = shared_cpu_estimate(ratio, cpu_share, cpu_ratio)
+    return out
 
 
 def subprocess_run(command: list[str]) -> subprocess.CompletedProcess[str]:
@@ -517,6 +532,18 @@ def main() -> None:
                     )
                     print(f"  pgopt ({key}): {_ratio(r)}; {far}")
                     print(f"    {r.get('fidelity')}, {r.get('copy')} copy{share}")
+                    if r.get("host_busy") is not None:
+                        print(
+                            f"    the machine's CPUs {r['host_busy']:.0%} busy over the "
+                            f"watch, the database {r['database_cpu_share']:.0%} of that"
+                            + (
+                                f"; an application on them: about "
+                                f"×{r['shared_cpu_estimate']:.2f} (distance "
+                                f"{abs(math.log(r['shared_cpu_estimate'] / told['ratio'])):.2f})"
+                                if r.get("shared_cpu_estimate")
+                                else ""
+                            )
+                        )
                     for failed in r.get("failed_checks", []):
                         print(f"    check failed: {failed}")
                     if r.get("cpu_us"):

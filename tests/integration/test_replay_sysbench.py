@@ -27,9 +27,10 @@ from pgopt.replay import parameters
 from pgopt.replay.draws import DRAW
 from pgopt.replay.from_source import synthesize_from
 from pgopt.servers.embedded import EmbeddedTarget
+from pgopt.source.host_cpu import source_postmaster
 from pgopt.store import load_document
 
-from .conftest import new_database
+from .conftest import local_server_answers, new_database
 
 SYSBENCH = shutil.which("sysbench")
 TABLES, ROWS, THREADS = 2, 30_000, 4
@@ -385,6 +386,9 @@ def test_the_keys_sysbench_sends_as_literals_are_the_keys_the_replay_draws(
     finally:
         client.wait(timeout=60)
     assert "the watch's look at the calls its clients sent" in synthesis.workload.values_from
+    # the source runs on this machine: its CPUs over the watch, and the server's share
+    busy, cpu_share = synthesis.workload.host_busy, synthesis.workload.database_cpu_share
+    assert busy is not None and busy > 0 and cpu_share is not None and 0 < cpu_share <= 1
     assert synthesis.workload.protocol == "simple"
     points = [b for b in synthesis.blocks if "WHERE id=$1" in b.statement.query]
     assert points, [b.statement.query for b in synthesis.blocks]
@@ -397,3 +401,18 @@ def test_the_keys_sysbench_sends_as_literals_are_the_keys_the_replay_draws(
         (draw,) = [line for line in block.lines if line.startswith("\\set pgopt_p1 ")]
         # uniform over the keys, a tenth of the weight would fall there
         assert weight_near(draw, *window) > 0.5, draw
+
+
+def test_the_sources_postmaster_is_found_where_it_runs_here(
+    source_server: EmbeddedTarget, sysbench_db: str
+) -> None:
+    """The backend of pgopt's session is a process of this machine, a child of the
+    source's postmaster, and names this session's port; Debian's PostgreSQL 15 too,
+    when it answers."""
+    with psycopg.connect(sysbench_db) as conn:
+        assert source_postmaster(conn) == source_server._proc.pid  # type: ignore[union-attr]
+    if local_server_answers():
+        with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres") as conn:
+            found = source_postmaster(conn)
+            assert found is not None
+            assert "postgres" in Path(f"/proc/{found}/cmdline").read_text()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from pgopt.analysis.amdahl import application_bound
+from pgopt.analysis.amdahl import application_bound, shared_cpu_estimate
 from pgopt.model.result import CpuShare, LabResult
 from pgopt.report.banners import banners
 from pgopt.store import load_result
@@ -39,6 +39,33 @@ def test_the_application_gains_at_most_amdahls_bound(replay: LabResult) -> None:
     assert b is not None
     assert f"at most ×{application_bound(b.median, 0.4):.2f}" in text
     assert "the database is 40% of the source's busy session time (from the watch)" in text
+
+
+@pytest.mark.parametrize(("busy", "says"), [(0.97, "is about ×"), (0.5, "the bound holds")])
+def test_an_application_on_the_sources_own_busy_cpus_gets_the_cpu_it_saves(
+    replay: LabResult, busy: float, says: str
+) -> None:
+    assert replay.fidelity is not None
+    here = replace(
+        replay,
+        fidelity=replace(
+            replay.fidelity,
+            database_share=0.4,
+            database_share_from="the watch",
+            host_busy=busy,
+            database_cpu_share=0.5,
+        ),
+    )
+    text = _texts(here)["The application"]
+    assert f"whose CPUs were {busy:.0%} busy during the watch, the database 50% of that" in text
+    assert says in text
+    a, b = here.step("a").server_cpu_us_per_tx, here.step("b").server_cpu_us_per_tx
+    assert a is not None and b is not None
+    if busy >= 0.9:
+        estimate = shared_cpu_estimate(
+            here.step("b").ratio_vs_baseline.median, 0.5, b.median / a.median
+        )
+        assert f"about ×{estimate:.2f} to it" in text
 
 
 def test_a_change_to_commits_on_an_unknown_shape_says_so(replay: LabResult) -> None:

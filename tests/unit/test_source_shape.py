@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from pgopt.analysis.amdahl import application_bound
-from pgopt.source.shape import Kept, Watch, shape
+from pgopt.analysis.amdahl import application_bound, shared_cpu_estimate
+from pgopt.source.shape import HostCpu, Kept, Watch, shape
 
 NOW = 1_800_000_000.0
 
@@ -94,3 +94,24 @@ def test_amdahls_bound() -> None:
     # its time was the database's
     assert application_bound(14.10, 0.63) == pytest.approx(2.41, abs=0.02)
     assert application_bound(0.5, 0.5) == pytest.approx(1 / 1.5)  # slower, less so
+
+
+def test_an_application_on_the_databases_busy_cpus_gets_the_cpu_it_saves() -> None:
+    # the shop of bench/replay_truth.py (2026-11-28): its workers and the database on
+    # two cores, all busy; the database 1,338 of 2,869 µs of CPU a request (47%), its
+    # two indexes took the replay's server CPU a transaction from 1,784 to 430 µs;
+    # the shop itself gained x1.63, where Amdahl's bound on time said x1.19
+    share = 1338 / (1338 + 1531)
+    assert shared_cpu_estimate(3.34, share, 430 / 1784) == pytest.approx(1.55, abs=0.01)
+    assert shared_cpu_estimate(3.34, 1.0, 0.1) == 3.34  # never more than the database's
+    assert shared_cpu_estimate(1.0, 0.5, 1.0) == 1.0
+    assert shared_cpu_estimate(0.5, 0.5, 2.0) == pytest.approx(1 / 1.5)  # slower, less so
+
+
+def test_the_machines_cpu_over_the_watch_is_carried_with_the_shape() -> None:
+    host = HostCpu(seconds=10, cores=2, busy_s=19.0, database_s=9.5)
+    assert host.busy_share == pytest.approx(0.95) and host.database_share == 0.5
+    assert HostCpu(10, 2, 0.0, 0.0).database_share is None
+    work = shape(watch(host=host), None)
+    assert (work.host_busy, work.database_cpu_share) == (pytest.approx(0.95), 0.5)
+    assert shape(watch(), None).host_busy is None  # a source on another machine: unknown

@@ -74,6 +74,8 @@ def replay_spec(
         database_share=work.database_share,
         database_share_from=work.database_share_from,
         values_from=work.values_from,
+        host_busy=work.host_busy,
+        database_cpu_share=work.database_cpu_share,
     )
 
 

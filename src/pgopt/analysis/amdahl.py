@@ -4,11 +4,21 @@ pgopt measures the database's throughput; a request of the application spends on
 part of its time there (the rest is the application's own work, between statements
 or inside a transaction). Where the database is `share` of that time and becomes
 `ratio` times as fast, the application gains at most 1 / ((1 - share) + share / ratio),
-as long as its own time stays as it was (an application that shares the database's
-CPUs may get some of its own time back too: bench/replay_truth.py measures it).
+as long as its own time stays as it was.
+
+An application that shares the database's CPUs, on a machine whose CPUs are all
+busy, gets more: its throughput is the CPUs over the CPU a request takes, its own
+and the database's, so the CPU the database saves is the application's too. Where
+the database takes `cpu_share` of that busy CPU and B's database spends
+`cpu_ratio` of A's CPU a transaction, the application gains about
+1 / ((1 - cpu_share) + cpu_share * cpu_ratio): Amdahl's law again, on CPU rather
+than time, never more than the database's own ratio (`shared_cpu_estimate`).
+bench/replay_truth.py measures both against an application's own ratio.
 """
 
 from __future__ import annotations
+
+SATURATED = 0.9  # a machine this busy is limited by its CPUs
 
 
 def application_bound(database_ratio: float, share: float) -> float:
@@ -16,3 +26,12 @@ def application_bound(database_ratio: float, share: float) -> float:
     (throughput B/A), when the database is `share` of its sessions' busy time (Amdahl's
     law: the application's own share is not made faster)."""
     return 1.0 / ((1.0 - share) + share / database_ratio)
+
+
+def shared_cpu_estimate(database_ratio: float, cpu_share: float, cpu_ratio: float) -> float:
+    """What an application on the database's own CPUs, all busy, gains from a database
+    `database_ratio` times as fast whose CPU a transaction becomes `cpu_ratio` of what
+    it was, when the database takes `cpu_share` of the busy CPU: the CPU a request
+    takes, before over after, and no more than the database's own ratio."""
+    gain = 1.0 / ((1.0 - cpu_share) + cpu_share * cpu_ratio)
+    return min(gain, database_ratio) if database_ratio >= 1.0 else max(gain, database_ratio)

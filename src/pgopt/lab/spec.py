@@ -189,6 +189,8 @@ class ReplaySpec:
     database_share: float | None = None  # of the source's busy sessions' time
     database_share_from: str = ""
     values_from: str = ""  # where the replay's values came from
+    host_busy: float | None = None  # the source's machine's CPUs over the watch, 0 to 1
+    database_cpu_share: float | None = None  # the source server's share of that
 
 
 @dataclass(frozen=True)

@@ -54,3 +54,5 @@ class Fidelity:
     database_share: float | None = absent()  # of the source's busy sessions' time
     database_share_from: str | None = absent()
     values_from: str | None = absent()  # where the replay's values came from
+    host_busy: float | None = absent()  # the source's machine's CPUs over the watch, 0-1
+    database_cpu_share: float | None = absent()  # the source server's share of that

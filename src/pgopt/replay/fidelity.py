@@ -211,4 +211,6 @@ def assess(spec: ReplaySpec, runs: Sequence[Run]) -> Fidelity:
         database_share=spec.database_share,
         database_share_from=spec.database_share_from or None,
         values_from=spec.values_from or None,
+        host_busy=spec.host_busy,
+        database_cpu_share=spec.database_cpu_share,
     )

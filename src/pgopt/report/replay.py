@@ -4,7 +4,7 @@ section with every statement, the whole workload's figures and the thresholds.""
 
 from __future__ import annotations
 
-from ..analysis.amdahl import application_bound
+from ..analysis.amdahl import SATURATED, application_bound, shared_cpu_estimate
 from ..model.fidelity import Fidelity, StatementFidelity
 from ..model.result import LabResult
 from .blocks import Block, Cell, Inline, Items, Section, Span, Style, Table, plain
@@ -63,6 +63,7 @@ def application(fidelity: Fidelity, result: LabResult) -> tuple[Style, Inline] |
     share = fidelity.database_share
     if share is None or not result.metric.higher_is_better:
         return None
+    shared = _shared_cpus(fidelity, result)
     bounds = []
     for step in result.steps:
         ratio = step.ratio_vs_previous
@@ -83,7 +84,39 @@ def application(fidelity: Fidelity, result: LabResult) -> tuple[Style, Inline] |
         "as long as the application's own time stays as it was: where it shares the "
         "database's CPUs, that time may shrink too)."
     )
-    return Style.PLAIN, (Span("The application", Style.STRONG), Span(text))
+    return Style.PLAIN, (Span("The application", Style.STRONG), Span(text + shared))
+
+
+def _shared_cpus(fidelity: Fidelity, result: LabResult) -> str:
+    """Where the source runs on this machine: whether its CPUs limited the application
+    during the watch, and if they did, what each step's ratio is about to an
+    application on them (the CPU the database saves is its own)."""
+    busy, cpu_share = fidelity.host_busy, fidelity.database_cpu_share
+    if busy is None or cpu_share is None:
+        return ""
+    seen = (
+        f" The source runs on this machine, whose CPUs were {busy:.0%} busy during the "
+        f"watch, the database {cpu_share:.0%} of that"
+    )
+    if busy < SATURATED:
+        return seen + ": CPU did not limit the application, and the bound holds."
+    base = result.steps[0].server_cpu_us_per_tx if result.steps else None
+    estimates = []
+    for step in result.steps[1:]:
+        ratio, cpu = step.ratio_vs_baseline, step.server_cpu_us_per_tx
+        if ratio is None or cpu is None or base is None or base.median <= 0:
+            continue
+        about = shared_cpu_estimate(ratio.median, cpu_share, cpu.median / base.median)
+        estimates.append(
+            f"{step.name}'s ×{ratio.median:.2f} is about ×{about:.2f} to it (the replay's "
+            f"server CPU a transaction {base.median:,.0f} → {cpu.median:,.0f} µs)"
+        )
+    if not estimates:
+        return seen + "."
+    return (
+        seen + ": an application on these CPUs is limited by them, and the CPU the "
+        "database saves is its own; " + "; ".join(estimates) + "."
+    )
 
 
 def _figure(source: float, replay: float | None, digits: str = ".3g") -> str:

@@ -92,3 +92,7 @@ class SourceWorkload:
     database_share: float | None = None  # of its busy sessions' time, the database's
     database_share_from: str = ""
     values_from: str = ""  # where the replay's values come from
+    # the source's machine, where it is this one: how busy its CPUs were over the
+    # watch, and the source server's share of that busy time
+    host_busy: float | None = None
+    database_cpu_share: float | None = None

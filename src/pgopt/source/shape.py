@@ -38,6 +38,27 @@ TELL_CLIENTS = "--clients N, a watch while the application runs, or a log captur
 
 
 @dataclass(frozen=True)
+class HostCpu:
+    """The source's machine (this one) over the watch: its busy CPU, pgopt's own taken
+    out, and the source server's share of it (host_cpu.py)."""
+
+    seconds: float
+    cores: int
+    busy_s: float
+    database_s: float
+
+    @property
+    def busy_share(self) -> float:
+        """How busy the machine's CPUs were, 0 to 1."""
+        return self.busy_s / (self.cores * self.seconds) if self.seconds > 0 else 0.0
+
+    @property
+    def database_share(self) -> float | None:
+        """The source server's share of the machine's busy CPU."""
+        return min(1.0, self.database_s / self.busy_s) if self.busy_s > 0 else None
+
+
+@dataclass(frozen=True)
 class Watch:
     """What the watch saw over `seconds`, pgopt's own statements taken out."""
 
@@ -50,6 +71,7 @@ class Watch:
     active: int  # samples of sessions running a statement
     idle_in_request: int  # ... idle for under a second: between a request's statements
     idle_in_transaction: int  # ... idle inside a transaction
+    host: HostCpu | None = None  # the source's machine, where it is this one
 
 
 @dataclass(frozen=True)
@@ -80,6 +102,7 @@ def shape(watch: Watch | None, kept: Kept | None, why_no_kept: str = "") -> Sour
             "sessions at once" + (f", {protocol} protocol" if protocol else "")
         )
         share = _watched_share(watch)
+        host = watch.host
         return SourceWorkload(
             per,
             watch.sessions or None,
@@ -93,6 +116,8 @@ def shape(watch: Watch | None, kept: Kept | None, why_no_kept: str = "") -> Sour
                 if share is not None
                 else ""
             ),
+            host_busy=host.busy_share if host is not None else None,
+            database_cpu_share=host.database_share if host is not None else None,
         )
     idle = (
         f"the {watch.seconds:g}-s watch saw no work"

@@ -3,7 +3,8 @@ a watch of `--source-sample` seconds (its sessions sampled twice a second, the c
 and commits counted before and after, and a hundred times a second the statements its
 clients sent with their values written in: each such call once), and what the source
 keeps since its statistics were reset; shape.py makes the figures of them, each with
-where it came from; seen.py reads the values of the calls."""
+where it came from; seen.py reads the values of the calls; host_cpu.py the CPU of the
+source's machine over the watch, where it is this one."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import psycopg
 from ..queries import find, load
 from ..servers.read_only import dict_rows
 from .catalog import SourceWorkload
+from .host_cpu import HostCpuWatch
 from .shape import Kept, Watch, shape
 
 SAMPLE_EVERY_S = 0.5  # pg_stat_activity's sessions during the watch
@@ -98,6 +100,7 @@ def _watch(
     sessions = first["sessions"]
     counts = {k: int(first[k]) for k in ("parameterized", "literal", *STATES)}
     literal = _LiteralCalls(first["now"])
+    host = HostCpuWatch.start(conn)
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         for _ in range(LOOKS_A_SAMPLE):
@@ -111,7 +114,8 @@ def _watch(
     calls = (calls_counted(conn) - calls_before - ours) if installed else 0
     last = _activity(conn)
     commits = int(last["xact_commit"]) - int(first["xact_commit"]) - ours - 2
-    watch = Watch(seconds, max(0, calls), max(0, commits), int(sessions), **counts)
+    host_cpu = host.finish() if host is not None else None
+    watch = Watch(seconds, max(0, calls), max(0, commits), int(sessions), **counts, host=host_cpu)
     return watch, tuple(literal.texts)
 
 
