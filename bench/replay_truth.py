@@ -379,6 +379,8 @@ def pgopt_ab(
             running.wait()
     if proc.returncode != 0:
         return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"}
+    if a.keep:  # the run's folder (its workload, result.json, reports) kept to read
+        shutil.copytree(out, a.keep / out.name, dirs_exist_ok=True)
     document = json.loads((out / "result.json").read_text())
     b = next(s for s in document["steps"] if s["name"] == "b")["ratio_vs_baseline"]
     fidelity = document.get("fidelity") or {}
@@ -471,6 +473,7 @@ def main() -> None:
         "--ways", default="all", help="comma-separated: watch, idle, log, capture; or all"
     )
     parser.add_argument("--seed", type=int, default=44)
+    parser.add_argument("--keep", type=Path, help="a folder to keep each pgopt run's folder in")
     parser.add_argument("--json", type=Path)
     parser.add_argument(
         "--pgopt-arg",
