@@ -47,7 +47,7 @@ import psycopg
 from common import stop_cleanly_on_signals
 from truth_clients import Client, Shop, Sysbench, agreement
 
-from pgopt.analysis.amdahl import SATURATED, application_bound, shared_cpu_estimate
+from pgopt.analysis.amdahl import application_bound, shared_cpu_estimate
 from pgopt.analysis.verdicts import Rule, paired, verdict
 from pgopt.binaries import find_binaries
 from pgopt.servers.embedded import EmbeddedTarget
@@ -410,13 +410,13 @@ def pgopt_ab(
 
 
 def _shared_cpus(document: dict[str, Any], ratio: float) -> dict[str, Any]:
-    """The source's machine over the watch (this one), and where its CPUs were all
-    busy, what pgopt's report says B's ratio is about to an application on them."""
+    """The source's machine over the watch (this one), and what pgopt's report says
+    B's ratio is about to an application whose own work is CPU on it."""
     fidelity = document.get("fidelity") or {}
     busy, cpu_share = fidelity.get("host_busy"), fidelity.get("database_cpu_share")
     steps = {s["name"]: s.get("server_cpu_us_per_tx") for s in document["steps"]}
     out = {"host_busy": busy, "database_cpu_share": cpu_share, "shared_cpu_estimate": None}
-    if busy is not None and busy >= SATURATED and cpu_share and steps["a"] and steps["b"]:
+    if busy is not None and cpu_share and steps["a"] and steps["b"]:
         cpu_ratio = steps["b"]["median"] / steps["a"]["median"]
         out["shared_cpu_estimate"] = shared_cpu_estimate(ratio, cpu_share, cpu_ratio)
     return out

@@ -41,10 +41,8 @@ def test_the_application_gains_at_most_amdahls_bound(replay: LabResult) -> None:
     assert "the database is 40% of the source's busy session time (from the watch)" in text
 
 
-@pytest.mark.parametrize(("busy", "says"), [(0.97, "is about ×"), (0.5, "the bound holds")])
-def test_an_application_on_the_sources_own_busy_cpus_gets_the_cpu_it_saves(
-    replay: LabResult, busy: float, says: str
-) -> None:
+def test_an_application_on_the_sources_own_cpus_gets_the_cpu_it_saves(replay: LabResult) -> None:
+    busy = 0.67
     assert replay.fidelity is not None
     here = replace(
         replay,
@@ -58,14 +56,13 @@ def test_an_application_on_the_sources_own_busy_cpus_gets_the_cpu_it_saves(
     )
     text = _texts(here)["The application"]
     assert f"whose CPUs were {busy:.0%} busy during the watch, the database 50% of that" in text
-    assert says in text
+    assert "up to the database's own ratio" in text  # clients that only wait for it
     a, b = here.step("a").server_cpu_us_per_tx, here.step("b").server_cpu_us_per_tx
     assert a is not None and b is not None
-    if busy >= 0.9:
-        estimate = shared_cpu_estimate(
-            here.step("b").ratio_vs_baseline.median, 0.5, b.median / a.median
-        )
-        assert f"about ×{estimate:.2f} to it" in text
+    estimate = shared_cpu_estimate(
+        here.step("b").ratio_vs_baseline.median, 0.5, b.median / a.median
+    )
+    assert f"about ×{estimate:.2f} to it" in text  # an application whose work is CPU here
 
 
 def test_a_change_to_commits_on_an_unknown_shape_says_so(replay: LabResult) -> None:

@@ -6,19 +6,17 @@ or inside a transaction). Where the database is `share` of that time and becomes
 `ratio` times as fast, the application gains at most 1 / ((1 - share) + share / ratio),
 as long as its own time stays as it was.
 
-An application that shares the database's CPUs, on a machine whose CPUs are all
-busy, gets more: its throughput is the CPUs over the CPU a request takes, its own
-and the database's, so the CPU the database saves is the application's too. Where
-the database takes `cpu_share` of that busy CPU and B's database spends
-`cpu_ratio` of A's CPU a transaction, the application gains about
-1 / ((1 - cpu_share) + cpu_share * cpu_ratio): Amdahl's law again, on CPU rather
-than time, never more than the database's own ratio (`shared_cpu_estimate`).
-bench/replay_truth.py measures both against an application's own ratio.
+An application that shares the database's CPUs gets more where its own work is
+CPU on them: the CPU the database saves is its own. Where the database takes
+`cpu_share` of the machine's busy CPU and B's database spends `cpu_ratio` of A's CPU
+a transaction, it gains about 1 / ((1 - cpu_share) + cpu_share * cpu_ratio): Amdahl's
+law again, on CPU rather than time, never more than the database's own ratio
+(`shared_cpu_estimate`). Clients that only wait for the CPU (a load generator)
+get the waiting back instead, up to the database's ratio. bench/replay_truth.py
+measures both against an application's own ratio.
 """
 
 from __future__ import annotations
-
-SATURATED = 0.9  # a machine this busy is limited by its CPUs
 
 
 def application_bound(database_ratio: float, share: float) -> float:

@@ -4,7 +4,7 @@ section with every statement, the whole workload's figures and the thresholds.""
 
 from __future__ import annotations
 
-from ..analysis.amdahl import SATURATED, application_bound, shared_cpu_estimate
+from ..analysis.amdahl import application_bound, shared_cpu_estimate
 from ..model.fidelity import Fidelity, StatementFidelity
 from ..model.result import LabResult
 from .blocks import Block, Cell, Inline, Items, Section, Span, Style, Table, plain
@@ -88,9 +88,10 @@ def application(fidelity: Fidelity, result: LabResult) -> tuple[Style, Inline] |
 
 
 def _shared_cpus(fidelity: Fidelity, result: LabResult) -> str:
-    """Where the source runs on this machine: whether its CPUs limited the application
-    during the watch, and if they did, what each step's ratio is about to an
-    application on them (the CPU the database saves is its own)."""
+    """Where the source runs on this machine: how busy its CPUs were over the watch,
+    and what each step's ratio is about to an application whose own work is CPU on
+    them (the CPU the database saves is its own), or whose clients only wait for it
+    (up to the database's own ratio)."""
     busy, cpu_share = fidelity.host_busy, fidelity.database_cpu_share
     if busy is None or cpu_share is None:
         return ""
@@ -98,13 +99,11 @@ def _shared_cpus(fidelity: Fidelity, result: LabResult) -> str:
         f" The source runs on this machine, whose CPUs were {busy:.0%} busy during the "
         f"watch, the database {cpu_share:.0%} of that"
     )
-    if busy < SATURATED:
-        return seen + ": CPU did not limit the application, and the bound holds."
     base = result.steps[0].server_cpu_us_per_tx if result.steps else None
     estimates = []
     for step in result.steps[1:]:
         ratio, cpu = step.ratio_vs_baseline, step.server_cpu_us_per_tx
-        if ratio is None or cpu is None or base is None or base.median <= 0:
+        if cpu is None or base is None or base.median <= 0:
             continue
         about = shared_cpu_estimate(ratio.median, cpu_share, cpu.median / base.median)
         estimates.append(
@@ -114,8 +113,9 @@ def _shared_cpus(fidelity: Fidelity, result: LabResult) -> str:
     if not estimates:
         return seen + "."
     return (
-        seen + ": an application on these CPUs is limited by them, and the CPU the "
-        "database saves is its own; " + "; ".join(estimates) + "."
+        seen + ". An application whose own work is CPU on these cores gets the CPU the "
+        "database saves: " + "; ".join(estimates) + ". One whose clients only wait for "
+        "the CPU gets that time back, up to the database's own ratio."
     )
 
 
