@@ -106,6 +106,11 @@ def test_a_capture_of_prepared_sysbench_replays_its_hot_keys_and_puts_the_settin
     assert synthesis.workload.values_from.startswith("pgopt's capture of the source's log (3 s, ")
     assert synthesis.workload.protocol == "prepared"
     assert synthesis.workload.clients == 2
+    # the application's share, from the captured transactions' times, and this
+    # machine's CPUs over the window (the source runs here)
+    work = synthesis.workload
+    assert work.database_share is not None and 0 < work.database_share <= 1
+    assert work.host_busy is not None and work.database_cpu_share is not None
     # sysbench's one kind of transaction, BEGIN to COMMIT (a sampled one is logged whole)
     (script,) = [s for s in synthesis.scripts if s.name.startswith("tx")]
     assert script.text.count("BEGIN;") == script.text.count("COMMIT;") == 1, script.text

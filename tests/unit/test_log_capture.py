@@ -245,3 +245,17 @@ def test_round_trips_between_statements_are_not_replayed_as_sleep() -> None:
     statements = [SourceStatement(str(i), s.query, 1, 1.0) for i, s in enumerate(real)]
     (samples,) = capture_of(real, statements).think.values()
     assert 0 < samples[0] / 19 < 1  # its 18 statements' 19 gaps
+
+
+def test_the_databases_share_of_a_captured_transaction_is_its_statements_time() -> None:
+    """Four statements of 1 ms each, 120 ms of the application's between them: the
+    database is 4 of 124 ms (an upper bound of its share: the time between the
+    transactions is not in the log); the replay's workload carries it, with where
+    it came from. A log without durations tells none."""
+    capture = capture_of(read_log(_timed(("00.000", "00.041", "00.082", "00.123")), PREFIX), ORDERS)
+    assert capture.database_share == pytest.approx(4 / 124, abs=1e-4)
+    synthesis = synthesize(select(ORDERS, CATALOG, 1.0), CATALOG, POOLS, capture=capture)
+    assert synthesis.workload.database_share == capture.database_share
+    assert "an upper bound" in synthesis.workload.database_share_from
+    untimed = _timed(("00.000", "00.041", "00.082", "00.123")).replace("duration: 1.000 ms  ", "")
+    assert capture_of(read_log(untimed, PREFIX), ORDERS).database_share is None

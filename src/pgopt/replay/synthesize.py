@@ -141,6 +141,15 @@ def synthesize(
             per_commit_from=capture.origin,
             clients_from=f"{capture.origin} (its sessions at once)",
             values_from=f"{capture.origin} ({len(capture.values)} statements' calls)",
+            database_share=capture.database_share,
+            database_share_from=(
+                f"{capture.origin}: its transactions' statements against the time between "
+                "them (an upper bound: the time between transactions is not counted)"
+                if capture.database_share is not None
+                else ""
+            ),
+            host_busy=capture.host.busy_share if capture.host is not None else None,
+            database_cpu_share=capture.host.database_share if capture.host else None,
         )
         source = "pg_stat_statements and a log capture"
         shape = replay.shape

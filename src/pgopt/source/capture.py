@@ -25,6 +25,7 @@ from pglast.parser import ParseError, fingerprint, scan
 
 from .catalog import SourceStatement
 from .log_reader import LoggedStatement
+from .shape import HostCpu
 
 OPEN = re.compile(r"\s*(begin|start\s+transaction)\b", re.I)
 CLOSE = re.compile(r"\s*(commit|end|rollback|abort)\b(?!\s+prepared)", re.I)
@@ -56,6 +57,18 @@ class Capture:
     # idle in transaction between its statements (ms, up to THINK_SAMPLES of each)
     think: dict[Transaction, list[float]] = field(default_factory=dict)
     origin: str = "the log capture"  # how the report names it
+    # inside its transactions between BEGIN and COMMIT, where the log has times and
+    # durations: the statements' time, and the application's between them (ms)
+    database_ms: float = 0.0
+    application_ms: float = 0.0
+    host: HostCpu | None = None  # the source's machine over the capture, where it is this one
+
+    @property
+    def database_share(self) -> float | None:
+        """The database's share of its transactions' time (an upper bound of its share
+        of the sessions' busy time: the time between transactions is not counted)."""
+        total = self.database_ms + self.application_ms
+        return self.database_ms / total if total > 0 else None
 
     @property
     def protocol(self) -> str:
@@ -147,7 +160,7 @@ def capture_of(logged: list[LoggedStatement], statements: list[SourceStatement])
         last[entry.session] = index
         if OPEN.match(entry.query):
             open_[entry.session] = []
-            idle[entry.session] = _Idle(entry.at)
+            idle[entry.session] = _Idle(entry.at, entry.ms)
             continue
         if entry.session in idle:
             idle[entry.session].add(entry)
@@ -160,8 +173,11 @@ def capture_of(logged: list[LoggedStatement], statements: list[SourceStatement])
                 transaction = Transaction(tuple(running), True)
                 capture.transactions[transaction] += 1
                 samples = capture.think.setdefault(transaction, [])
-                if waited is not None and waited.ms is not None and len(samples) < THINK_SAMPLES:
-                    samples.append(waited.ms)
+                if waited is not None and waited.ms is not None:
+                    capture.database_ms += waited.busy_ms
+                    capture.application_ms += waited.ms
+                    if len(samples) < THINK_SAMPLES:
+                        samples.append(waited.ms)
             continue
         capture.statements += 1
         capture.prepared += entry.prepared
@@ -182,16 +198,18 @@ def capture_of(logged: list[LoggedStatement], statements: list[SourceStatement])
 class _Idle:
     """A transaction's time between its statements: from the end of one (its log line,
     written when it ended) to the start of the next (that line less its duration); None
-    once a line lacks its time or duration."""
+    once a line lacks its time or duration. And its statements' own time, BEGIN's on."""
 
-    def __init__(self, began: float | None) -> None:
+    def __init__(self, began: float | None, ms: float | None) -> None:
         self.last, self.ms = began, 0.0 if began is not None else None
+        self.busy_ms = ms or 0.0
 
     def add(self, entry: LoggedStatement) -> None:
         if self.ms is None or self.last is None or entry.at is None or entry.ms is None:
             self.ms = None
             return
         self.ms += max(0.0, (entry.at - entry.ms / 1000 - self.last) * 1000)
+        self.busy_ms += entry.ms
         self.last = entry.at
 
 

@@ -66,7 +66,7 @@ def read_capture(
         raise UsageError(f"{name}: {e}") from None
     capture = capture_of(logged, statements)
     if isinstance(log, TakenLog):
-        capture.origin = log.name
+        capture.origin, capture.host = log.name, log.host
     if not capture.values:
         unmatched = next(iter(capture.unmatched), "")
         raise UsageError(

@@ -36,6 +36,8 @@ from .. import stopping
 from ..consoles import err
 from ..errors import Interrupted, UsageError
 from ..servers.read_only import dict_rows
+from .host_cpu import HostCpuWatch
+from .shape import HostCpu
 from .watch import calls_counted
 
 TARGET_STATEMENTS = 20_000  # statements the window's log holds, about
@@ -58,6 +60,7 @@ class TakenLog:
     rate: float  # the share of transactions logged
     seconds: float
     destination: str  # csvlog, jsonlog or stderr
+    host: HostCpu | None = None  # the source's machine over the window, where it is this one
 
 
 def sample_rate(statements_per_s: float, seconds: float) -> float:
@@ -106,6 +109,7 @@ def take_log(conn: psycopg.Connection[Any], seconds: float, where: str) -> Taken
         f"put back after; if pgopt is killed first: {undo_sql(changes, kept)})",
         highlight=False,
     )
+    host = HostCpuWatch.start(conn)
     try:
         for name, value in changes.items():
             _alter(conn, name, value)
@@ -116,10 +120,11 @@ def take_log(conn: psycopg.Connection[Any], seconds: float, where: str) -> Taken
             time.sleep(min(0.2, max(0.0, deadline - time.monotonic())))
     finally:
         _put_back(conn, changes, kept)
+    host_cpu = host.finish() if host is not None else None
     time.sleep(FLUSH_S)
     text = _read_since(conn, destination, start)
     name = f"pgopt's capture of the source's log ({seconds:g} s, {rate:.1%} of its transactions)"
-    return TakenLog(name, text, rate, seconds, destination)
+    return TakenLog(name, text, rate, seconds, destination, host_cpu)
 
 
 def _check(conn: psycopg.Connection[Any], where: str) -> dict[str, str]:
