@@ -80,8 +80,10 @@ def read_log(
     """The statements of a csvlog, jsonlog or stderr log (its text, or a file open
     with newline=''), in the log's order, read line by line; `prefix`: the source's
     log_line_prefix (a stderr log needs it); `database`: only that database's
-    statements, where the log names each line's database (csvlog, jsonlog, a prefix
-    with %d); a server's log holds every database's."""
+    statements where the log names it on some of its lines (csvlog, jsonlog, a prefix
+    with %d): a server's log holds every database's. A log that never names it (a
+    capture of the production database, replayed against a copy of another name) is
+    read whole."""
     lines = io.StringIO(log) if isinstance(log, str) else log
     first = next((line for line in lines if line.strip()), "")
     if not first:
@@ -94,11 +96,9 @@ def read_log(
         entries = _csv_entries(rest)
     else:
         entries = _stderr_entries(rest, prefix)
-    statements: list[tuple[int, LoggedStatement]] = []
+    statements: list[tuple[int, LoggedStatement, str]] = []
     for entry in entries:
         if entry.severity != "LOG" or entry.application.startswith("pgopt"):
-            continue
-        if database and entry.database and entry.database != database:
             continue
         run = RUN.match(entry.message)
         if run is None:
@@ -113,11 +113,13 @@ def read_log(
         ms = float(run.group("ms")) if run.group("ms") else None
         query = intern(run.group("query").strip())  # a prepared text repeats: kept once
         logged = LoggedStatement(intern(entry.session), query, prepared, values, ms, entry.at)
-        statements.append((entry.position, logged))
+        statements.append((entry.position, logged, entry.database))
+    if database and any(named == database for _, _, named in statements):
+        statements = [s for s in statements if s[2] in (database, "")]
     if not statements:
         raise LogError(f"the log holds no statement a session ran: {NEEDS}")
     statements.sort(key=lambda item: item[0])  # the log's order
-    return [logged for _, logged in statements]
+    return [logged for _, logged, _ in statements]
 
 
 def _values(detail: str) -> dict[int, str | None]:
