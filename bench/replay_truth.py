@@ -356,23 +356,16 @@ def pgopt_ab(
         _capture(source, client, log)
         command += ["--source-log", str(log), "--source-sample", "0"]
         proc = subprocess_run(command)
-    elif way == "capture":  # pgopt has the source log its transactions, as it runs
-        source.sql("select pg_stat_statements_reset()")
-        running = client.start(a.sample + 4)
-        command += ["--source-capture", str(a.sample)]
-        try:
-            proc = subprocess_run(command)
-        finally:
-            running.wait()
     elif way == "idle":  # the application ran and stopped, its statistics reset before
         source.sql("select pg_stat_statements_reset(), pg_stat_reset()")
         client.rate(a.sample)
         command += ["--source-sample", "2"]
         proc = subprocess_run(command)
-    else:
+    else:  # watched, or pgopt's capture of its log, as the application runs
         source.sql("select pg_stat_statements_reset()")
-        running = client.start(a.sample + 3)
-        command += ["--source-sample", str(a.sample)]
+        running = client.start(a.sample + 4)
+        flag = "--source-capture" if way == "capture" else "--source-sample"
+        command += [flag, str(a.sample)]
         try:
             proc = subprocess_run(command)
         finally:

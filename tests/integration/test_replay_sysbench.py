@@ -35,12 +35,10 @@ from .conftest import local_server_answers, new_database
 SYSBENCH = shutil.which("sysbench")
 TABLES, ROWS, THREADS = 2, 30_000, 4
 
-pytestmark = [
-    pytest.mark.skipif(
-        SYSBENCH is None, reason="sysbench is not installed (apt-get install sysbench)"
-    ),
-    pytest.mark.xdist_group("sysbench"),  # one source server for the module
-]
+NEEDS_SYSBENCH = pytest.mark.skipif(
+    SYSBENCH is None, reason="sysbench is not installed (apt-get install sysbench)"
+)
+pytestmark = [NEEDS_SYSBENCH, pytest.mark.xdist_group("sysbench")]  # one source server
 
 
 @pytest.fixture(scope="module")

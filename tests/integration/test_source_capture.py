@@ -11,7 +11,6 @@ Needs Debian's sysbench (`make packages` installs it as root); skips otherwise.
 
 from __future__ import annotations
 
-import shutil
 import signal
 import subprocess
 import sys
@@ -30,17 +29,11 @@ from pgopt.replay.from_source import synthesize_from
 from pgopt.servers.embedded import EmbeddedTarget
 
 from .conftest import new_database
-from .test_replay_sysbench import ROWS, sysbench, weight_near
+from .test_replay_sysbench import NEEDS_SYSBENCH, ROWS, sysbench, weight_near
 
-SYSBENCH = shutil.which("sysbench")
 RATE = "log_transaction_sample_rate"
 
-pytestmark = [
-    pytest.mark.skipif(
-        SYSBENCH is None, reason="sysbench is not installed (apt-get install sysbench)"
-    ),
-    pytest.mark.xdist_group("source_capture"),  # one source server for the module
-]
+pytestmark = [NEEDS_SYSBENCH, pytest.mark.xdist_group("source_capture")]  # one source server
 
 
 @pytest.fixture(scope="module")
