@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -50,8 +51,21 @@ def shop_load(dsn: str, *args: str) -> None:
 
 
 def start_shop(dsn: str, seconds: int) -> subprocess.Popen[bytes]:
+    """The shop running for `seconds` once its workers have sent their first request's
+    statements (Django's start takes seconds on a machine busy with the whole suite,
+    and a watch that begins before it sees nothing of the shop)."""
     run = [sys.executable, str(SHOP), "--dsn", dsn, "run", "--workers", "2"]
-    return subprocess.Popen([*run, "--seconds", str(seconds)], stdout=subprocess.DEVNULL)
+    client = subprocess.Popen([*run, "--seconds", str(seconds)], stdout=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        while time.monotonic() < deadline and client.poll() is None:
+            row = conn.execute(
+                "select count(*) from pg_stat_statements where query like '%shopapp_%'"
+            ).fetchone()
+            if row is not None and row[0] > 0:
+                break
+            time.sleep(0.2)
+    return client
 
 
 def replayed(out: Path) -> dict[str, dict[str, Any]]:
