@@ -260,3 +260,18 @@ def test_the_databases_share_of_a_captured_transaction_is_its_statements_time() 
     assert "an upper bound" in synthesis.workload.database_share_from
     untimed = _timed(("00.000", "00.041", "00.082", "00.123")).replace("duration: 1.000 ms  ", "")
     assert capture_of(read_log(untimed, PREFIX), ORDERS).database_share is None
+
+
+def test_a_rolled_back_transactions_gaps_are_not_the_applications_time() -> None:
+    """A transaction that waited a second on a lock and was rolled back (sysbench
+    after a deadlock): the failed statement logs no duration, so its wait looks like a
+    gap; it is neither slept nor counted in the database's share."""
+    text = _timed(("00.000", "00.001", "00.002", "01.003")).replace(
+        "statement: COMMIT", "statement: ROLLBACK"
+    )
+    capture = capture_of(read_log(text, PREFIX), ORDERS)
+    assert capture.rolled_back == 1
+    assert capture.think == {next(iter(capture.transactions)): []}
+    assert capture.database_share is None
+    synthesis = synthesize(select(ORDERS, CATALOG, 1.0), CATALOG, POOLS, capture=capture)
+    assert "\\sleep" not in "".join(s.text for s in synthesis.scripts)

@@ -167,13 +167,16 @@ def capture_of(logged: list[LoggedStatement], statements: list[SourceStatement])
         if CLOSE.match(entry.query):
             running = open_.pop(entry.session, None)
             waited = idle.pop(entry.session, None)
-            if entry.query.strip().lower().startswith(("rollback", "abort")):
-                capture.rolled_back += 1
+            rolled_back = entry.query.strip().lower().startswith(("rollback", "abort"))
+            capture.rolled_back += rolled_back
             if running:
                 transaction = Transaction(tuple(running), True)
                 capture.transactions[transaction] += 1
                 samples = capture.think.setdefault(transaction, [])
-                if waited is not None and waited.ms is not None:
+                # a rolled-back transaction's gaps hold what failed in it (an error's
+                # statement logs no duration: a deadlock's second of waiting read as
+                # the application's, and replayed as a sleep that held hot rows)
+                if waited is not None and waited.ms is not None and not rolled_back:
                     capture.database_ms += waited.busy_ms
                     capture.application_ms += waited.ms
                     if len(samples) < THINK_SAMPLES:
