@@ -149,7 +149,7 @@ def synthesize(
                 else ""
             ),
             host_busy=capture.host.busy_share if capture.host is not None else None,
-            database_cpu_share=capture.host.database_share if capture.host else None,
+            database_cpu_share=capture.host.database_share if capture.host is not None else None,
         )
         source = "pg_stat_statements and a log capture"
         shape = replay.shape

@@ -18,7 +18,7 @@ TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 PROC = Path("/proc")
 
 
-def _stat_fields(pid: int) -> list[str] | None:
+def stat_fields(pid: int) -> list[str] | None:
     """Fields of /proc/PID/stat after the command name (which may hold spaces)."""
     try:
         text = (PROC / str(pid) / "stat").read_text()
@@ -35,7 +35,7 @@ def process_cpu_s(pid: int, *, with_reaped_children: bool = False) -> float | No
             return int((PROC / str(pid) / "schedstat").read_text().split()[0]) / 1e9
         except (OSError, ValueError, IndexError):
             pass
-    fields = _stat_fields(pid)
+    fields = stat_fields(pid)
     if fields is None:
         return None
     # after the name: state(0) ppid(1) ... utime(11) stime(12) cutime(13) cstime(14)
@@ -51,7 +51,7 @@ def children(pid: int) -> list[int]:
     for entry in PROC.iterdir():
         if not entry.name.isdigit():
             continue
-        fields = _stat_fields(int(entry.name))
+        fields = stat_fields(int(entry.name))
         if fields is not None and fields[1] == str(pid):
             out.append(int(entry.name))
     return out

@@ -26,7 +26,7 @@ from typing import Any
 
 import psycopg
 
-from ..servers.cpu import TICKS, tree_cpu_s
+from ..servers.cpu import TICKS, stat_fields, tree_cpu_s
 from .shape import HostCpu
 
 PROC = Path("/proc")
@@ -68,12 +68,14 @@ def source_postmaster(conn: psycopg.Connection[Any]) -> int | None:
     backend = conn.info.backend_pid
     try:
         command = (PROC / str(backend) / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        fields = (PROC / str(backend) / "stat").read_text()
     except (OSError, UnicodeDecodeError):
         return None
-    if not command.startswith("postgres:") or not _connected_from_here(conn, command):
+    fields = stat_fields(backend)
+    if fields is None or not command.startswith("postgres:"):
         return None
-    parent = int(fields[fields.rfind(")") + 2 :].split()[1])
+    if not _connected_from_here(conn, command):
+        return None
+    parent = int(fields[1])  # after the name: state(0) ppid(1)
     try:
         name = (PROC / str(parent) / "comm").read_text().strip()
     except OSError:
