@@ -1,19 +1,27 @@
 """Run the server as an unprivileged user when pgopt itself runs as root.
 
 initdb and postgres refuse root. As root, pgopt runs them as the system user
-`pgopt` (created on first use; `$PGOPT_SERVER_USER` names another), makes its
-work folder that user's, and, when the binaries sit where that user cannot
-reach them (a venv under /root), copies the installation to a shared folder.
+`pgopt` (`$PGOPT_SERVER_USER` names another), makes its work folder that user's,
+and, when the binaries sit where that user cannot reach them (a venv under
+/root), copies the installation to a shared folder.
+
+The user is created on first use, by one pgopt at a time (a lock file):
+concurrent `useradd`s each succeed and the last to write /etc/passwd wins, so
+a pgopt started beside another on a fresh machine would run its server under a
+uid that no longer exists.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
 import os
 import pwd
 import shutil
 import stat
 import subprocess
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +31,7 @@ from ..errors import TargetError
 
 DEFAULT_USER = "pgopt"
 SHARED_INSTALL_ROOT = Path("/var/lib/pgopt/pg")
+USER_LOCK = Path("/run/lock/pgopt-server-user.lock")
 
 
 @dataclass(frozen=True)
@@ -56,7 +65,27 @@ def server_user() -> ServerUser | None:
     return ServerUser(entry.pw_name, entry.pw_uid, entry.pw_gid)
 
 
+@contextlib.contextmanager
+def _one_at_a_time() -> Iterator[None]:
+    """Hold an exclusive lock shared by every pgopt on this machine."""
+    lock = USER_LOCK if USER_LOCK.parent.is_dir() else Path("/tmp") / USER_LOCK.name
+    with open(lock, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
 def _create_system_user(name: str) -> pwd.struct_passwd:
+    with _one_at_a_time():
+        try:
+            return pwd.getpwnam(name)  # another pgopt made it while this one waited
+        except KeyError:
+            return _useradd(name)
+
+
+def _useradd(name: str) -> pwd.struct_passwd:
     useradd = shutil.which("useradd") or "/usr/sbin/useradd"
     result = subprocess.run(
         [
