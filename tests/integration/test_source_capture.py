@@ -114,6 +114,12 @@ def test_a_capture_of_prepared_sysbench_replays_its_hot_keys_and_puts_the_settin
         (draw,) = [line for line in block.lines if line.startswith("\\set pgopt_p1 ")]
         # uniform over the keys, a tenth of the weight would fall there
         assert weight_near(draw, *window) > 0.5, draw
+    # `k=k+1` in the prepared text, `k=k+$2` in pg_stat_statements: the 1 is replayed
+    bumps = [b for b in synthesis.blocks if "SET k=k+$2 WHERE id=$1" in b.statement.query]
+    assert bumps, [b.statement.query for b in synthesis.blocks]
+    for bump in bumps:
+        (added,) = [line for line in bump.lines if line.startswith("\\set pgopt_p2 ")]
+        assert added == "\\set pgopt_p2 1", bump.lines
 
 
 def _default_sigint() -> None:

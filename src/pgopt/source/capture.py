@@ -218,8 +218,21 @@ class _Idle:
 
 def _values(entry: LoggedStatement, source: SourceStatement) -> Values:
     if entry.prepared or entry.values:
-        return dict(entry.values)
+        return {**prepared_constants(entry.query, source), **entry.values}
     return literal_call(entry.query, source)
+
+
+def prepared_constants(query: str, source: SourceStatement) -> Values:
+    """The constants a prepared statement's own text holds (sysbench's `k=k+1`, an
+    ORM's `LIMIT 1`), per the `$n` pg_stat_statements gave them: it numbers them after
+    the client's own parameters, in the order they appear. None where they cannot be
+    told apart."""
+    literals = literal_values(query)
+    own = {int(n) for n in PARAM.findall(query)}
+    wanted = sorted({int(n) for n in PARAM.findall(source.query)} - own)
+    if not literals or len(literals) != len(wanted):
+        return {}
+    return dict(zip(wanted, literals, strict=True))
 
 
 def literal_call(query: str, source: SourceStatement) -> Values:
