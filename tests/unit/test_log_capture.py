@@ -15,7 +15,7 @@ import pytest
 from pgopt.replay.draws import DRAW, RangeDraw, pool_from_values, sample
 from pgopt.replay.selection import select
 from pgopt.replay.synthesize import synthesize
-from pgopt.source.capture import capture_of, literal_values, prepared_constants
+from pgopt.source.capture import capture_of, literal_values, written_values
 from pgopt.source.catalog import SourceStatement
 from pgopt.source.log_reader import LogError, prefix_pattern, read_log
 from tests.unit.test_ab_synthesis import CATALOG, POOLS
@@ -138,15 +138,15 @@ def test_constants_in_a_prepared_statements_text_are_its_values_too() -> None:
     logged = read_log((LOGS / "sysbench-oltp_read_write.csv").read_text(), PREFIX)
     (update,) = [s for s in logged if s.query.startswith("UPDATE sbtest1 SET k=k+1")]
     normalized = SourceStatement("0", "UPDATE sbtest1 SET k=k+$2 WHERE id=$1", 1, 1.0, 1)
-    assert prepared_constants(update.query, normalized) == {2: "1"}
+    assert written_values(update.query, normalized) == {2: "1"}
     assert capture_of([update], [normalized]).values["0"] == [{1: "50031", 2: "1"}]
     limit = SourceStatement("1", "select * from t where a = $1 and b = $2 limit $3", 1, 1.0, 1)
-    assert prepared_constants("select * from t where a = $1 and b = 'x' limit 1", limit) == {
+    assert written_values("select * from t where a = $1 and b = 'x' limit 1", limit) == {
         2: "x",
         3: "1",
     }
-    assert prepared_constants("select * from t where a = $1 and b = $2 limit $3", limit) == {}
-    assert prepared_constants("select * from t where a = $1 limit 1", limit) == {}
+    assert written_values("select * from t where a = $1 and b = $2 limit $3", limit) == {}
+    assert written_values("select * from t where a = $1 limit 1", limit) == {}
 
 
 def test_three_sessions_replay_each_transaction_with_its_statements_together() -> None:

@@ -217,30 +217,19 @@ class _Idle:
 
 
 def _values(entry: LoggedStatement, source: SourceStatement) -> Values:
-    if entry.prepared or entry.values:
-        return {**prepared_constants(entry.query, source), **entry.values}
-    return literal_call(entry.query, source)
+    return {**written_values(entry.query, source), **entry.values}
 
 
-def prepared_constants(query: str, source: SourceStatement) -> Values:
-    """The constants a prepared statement's own text holds (sysbench's `k=k+1`, an
-    ORM's `LIMIT 1`), per the `$n` pg_stat_statements gave them: it numbers them after
-    the client's own parameters, in the order they appear. None where they cannot be
-    told apart."""
+def written_values(query: str, source: SourceStatement) -> Values:
+    """The values per `$n` of `source` (its pg_stat_statements text) written into
+    `query`'s own text: all of them for a call sent with literals; for a prepared
+    statement, its constants (sysbench's `k=k+1`, an ORM's `LIMIT 1`), which
+    pg_stat_statements numbers after the client's own parameters, in the order they
+    appear. None where they cannot be told apart."""
     literals = literal_values(query)
     own = {int(n) for n in PARAM.findall(query)}
     wanted = sorted({int(n) for n in PARAM.findall(source.query)} - own)
     if not literals or len(literals) != len(wanted):
-        return {}
-    return dict(zip(wanted, literals, strict=True))
-
-
-def literal_call(query: str, source: SourceStatement) -> Values:
-    """The values per `$n` of `source` (its pg_stat_statements text) that `query`, a call
-    of it sent with literals, had; none where they cannot be told apart."""
-    literals = literal_values(query)
-    wanted = sorted({int(n) for n in PARAM.findall(source.query)})
-    if literals is None or len(literals) != len(wanted):
         return {}  # pg_stat_statements kept some constant: values not told apart
     return dict(zip(wanted, literals, strict=True))
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .capture import Matcher, Values, literal_call
+from .capture import Matcher, Values, written_values
 from .catalog import SourceStatement
 
 MIN_CALLS = 20  # a statement's values are drawn from what the watch saw from this many calls
@@ -55,7 +55,7 @@ def seen_values(texts: Iterable[str], statements: list[SourceStatement]) -> Seen
         if source is None:
             continue
         matched += 1
-        values = literal_call(text, source)
+        values = written_values(text, source)
         if values:
             calls.setdefault(source.queryid, []).append(values)
     kept = {queryid: c for queryid, c in calls.items() if len(c) >= MIN_CALLS}
