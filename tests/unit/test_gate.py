@@ -12,15 +12,15 @@ from pathlib import Path
 import pytest
 
 from pgopt.cli import main
-from pgopt.model.result import Ratio
-from pgopt.model.verdict import Verdict
-from pgopt.report.gate import (
+from pgopt.gate.decision import (
     Gate,
     GateItem,
     evaluate,
     junit_xml,
     step_summary_markdown,
 )
+from pgopt.model.result import Ratio
+from pgopt.model.verdict import Verdict
 
 RESULTS = Path(__file__).parent.parent / "data" / "results"
 HOSTILE = "<script>alert('x')</script> & \"q\" | `tick`"

@@ -11,8 +11,8 @@ import click
 from ..ab.run import AbOptions, run_ab, with_both_settings
 from ..ab.spec import AbFlags, flag_settings, read_spec
 from ..errors import Failed, UsageError
+from ..gate.decision import Gate, GateItem, evaluate
 from ..model.result import LabResult
-from ..report.gate import Gate, GateItem, evaluate
 from ..running.options import RunOptions
 from ..servers.dsn import hide_passwords
 from .across import across_options

@@ -1,6 +1,6 @@
 """A CI gate on the command line: its options (`gate_options`, shared by `compare` and
 `ab`), and what it leaves behind: its lines on the terminal, a JUnit file, the GitHub
-step summary, and exit code 1 when it failed. The decision itself is report/gate.py's;
+step summary, and exit code 1 when it failed. The decision itself is gate/decision.py's;
 every command that gates a comparison ends with `finish_gate`."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from rich.markup import escape
 
 from ..consoles import out
 from ..errors import GateFailed, UsageError
-from ..report.gate import Gate, GateResult, junit_xml, step_summary_markdown
+from ..gate.decision import Gate, GateResult, junit_xml, step_summary_markdown
 from ..store import write_atomic
 
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"

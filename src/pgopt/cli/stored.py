@@ -8,8 +8,8 @@ import click
 from rich.markup import escape
 
 from ..consoles import out, say_written
+from ..gate.decision import evaluate, items_of
 from ..report.compare import compare_results, comparison_notes
-from ..report.gate import evaluate, items_of
 from ..report.listing import runs_table
 from ..report.terminal import comparison_table, print_summary
 from ..report.write import write_reports

@@ -3,8 +3,7 @@
 It reads a comparison (report/compare.py) and says, step by step, whether B
 passes against A; it renders that as terminal lines, JUnit XML and a Markdown
 table for $GITHUB_STEP_SUMMARY. The command line prints and writes them
-(cli/gate_output.py). Pure, though outside the import-linter contract: the
-comparison records it reads share report/compare.py with their terminal table.
+(cli/gate_output.py).
 
 The rule, for each compared step (B/A is the geometric-mean ratio of the metric):
 
@@ -30,10 +29,10 @@ from dataclasses import dataclass
 from ..analysis.verdicts import ratio_of
 from ..model.result import Ratio
 from ..model.verdict import Verdict
+from ..report.compare import Comparison
+from ..report.fmt import format_ratio, format_verdict_word
+from ..report.markdown import text
 from ..words import plural
-from .compare import Comparison
-from .fmt import format_ratio, format_verdict_word
-from .markdown import text
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
