@@ -147,3 +147,27 @@ def test_a_write_the_reading_missed_fails_the_run_and_leaves_the_template(
     assert code != 0
     err = capsys.readouterr().err
     assert "read-only transaction" in err, err
+
+
+def test_steps_whose_data_together_crowds_shared_buffers_run_whole(
+    tmp_path: Path, workdir: Path
+) -> None:
+    """The sliced lab above, with shared_buffers smaller than A's clone and B's
+    together: taking turns, each would evict the other's pages, so the rounds run
+    whole and the plan says why (the test above is the same lab fitting, in slices)."""
+    count = workdir / "applied.txt"
+    folder = write_lab(tmp_path / "lab", "insert.sql", count)
+    small = 'settings = { shared_buffers = "4MB" }\n'
+    toml = (folder / "lab.toml").read_text()
+    toml = toml.replace("fresh = true\n", f"fresh = true\n{small}")
+    toml = toml.replace('schema = ["b.sql"]\n', f'schema = ["b.sql"]\n{small}')
+    (folder / "lab.toml").write_text(toml)
+    out = tmp_path / "out"
+    result = run_lab(folder, workdir, out, "--duration", "2", "--latencies", "none")
+    segment = result["plan"]["segments"][0]
+    assert segment["sliced_rounds"] == []
+    assert "more than shared_buffers (4 MiB)" in segment["why_whole"]
+    for step in ("a", "b"):
+        for run in runs(result, step):
+            assert "slice_tps" not in run and run["transactions"] > 0
+    assert "whole runs (the steps' data together" in (out / "report.md").read_text()

@@ -9,6 +9,8 @@ import pytest
 from pgopt.analysis.observed import joined_observation, merged_stats
 from pgopt.engine.plan import (
     Slicing,
+    as_whole,
+    crowded_reason,
     plan_steps,
     slice_orders,
     slice_seed,
@@ -99,6 +101,27 @@ def test_a_restart_before_every_run_keeps_the_runs_whole(tmp_path: Path) -> None
     segment = restarting.segments[0]
     assert segment.slice_s == 0 and segment.why_whole == "every run starts on a fresh postmaster"
     assert {r.slices for r in segment.rounds} == {1}
+
+
+def test_steps_whose_data_together_is_more_than_shared_buffers_run_whole(
+    tmp_path: Path,
+) -> None:
+    mib = 2**20
+    assert crowded_reason(120 * mib, 128 * mib) == ""  # A's and B's data fit together
+    assert crowded_reason(128 * mib, 128 * mib) == ""
+    why = crowded_reason(212 * mib, 128 * mib)
+    assert why.startswith("the steps' data together (212 MiB) is more than shared_buffers (128")
+    sliced = plan_for(tmp_path, slices=Slicing(slice_s=1, duration_s=10, latencies="first"))
+    segment = sliced.segments[0]
+    assert [r.slices for r in segment.rounds][:3] == [1, 10, 10]
+    whole = as_whole(segment, why)
+    assert whole.slice_s == 0 and whole.why_whole == why
+    assert {r.slices for r in whole.rounds} == {1}
+    # the rounds keep their orders and seeds: only how they are cut changes
+    assert [(r.number, r.order, r.pgbench_seed) for r in whole.rounds] == [
+        (r.number, r.order, r.pgbench_seed) for r in segment.rounds
+    ]
+    assert whole.describe_slicing() == f"whole runs ({why})"
 
 
 def test_a_negative_slice_is_refused() -> None:

@@ -48,7 +48,7 @@ from . import companions, data_setup, nodes, plan_capture, workloads
 from .checks import compare_same_checks, measure_facts, record_step_checks, run_checks
 from .context import RunContext
 from .display import Display
-from .plan import plan_steps
+from .plan import as_whole, crowded_reason, plan_steps
 from .run_warnings import contention_warning, run_warnings
 from .server_pair import Servers
 from .slices import run_sliced_round
@@ -164,7 +164,7 @@ class Experiment:
                     )
                     self._node_facts["standbys"] = [node.describe() for node in self.ctx.standbys]
                 for segment in plan.segments:
-                    self._run_segment(segment)
+                    self._run_segment(self._fit_slices(segment))
                 for templates in self._templates.values():
                     templates.drop()
         finally:
@@ -239,6 +239,26 @@ class Experiment:
             self.target.apply_settings(self.ctx.settings(step))
             record_step_checks(self.ctx, step, self._outcomes[step.name])
         self._use_main()
+
+    def _fit_slices(self, segment: Segment) -> Segment:
+        """`segment`, run whole where its steps' data together would crowd the cache
+        in slices (engine/plan.py's crowded_reason), the plan updated to say so."""
+        templates = self.templates()
+        if not segment.slice_s or templates is None:
+            return segment
+        steps = [self.lab.step(n) for n in segment.steps]
+        # the steps' own value where they set one (alike in a sliced segment), else the server's
+        with self.target.connect(self.target.admin_database) as conn:
+            shared = _size_bytes(conn, self.ctx.settings(steps[0]).get("shared_buffers"))
+        why = crowded_reason(templates.live_bytes(steps), shared)
+        if not why:
+            return segment
+        whole = as_whole(segment, why)
+        assert self._plan is not None
+        segments = tuple(whole if s is segment else s for s in self._plan.segments)
+        self._plan = replace(self._plan, segments=segments)
+        self.display.message(f"segment {segment.index + 1}: whole runs ({why})")
+        return whole
 
     def _run_round(
         self, segment: Segment, planned: Round, progress: SegmentProgress
@@ -363,6 +383,20 @@ class Experiment:
         if key not in self._observers:
             self._observers[key] = Observer(self.target, sample_waits=self.params.sample_waits)
         return self._observers[key]
+
+
+def _size_bytes(conn: psycopg.Connection[Any], shared_buffers: str | None) -> int:
+    """shared_buffers in bytes: `shared_buffers` as a step sets it (a bare number
+    counts blocks), or the server's own."""
+    if shared_buffers is None:
+        row = conn.execute("select pg_size_bytes(current_setting('shared_buffers'))").fetchone()
+    elif shared_buffers.strip().isdigit():
+        row = conn.execute(
+            "select %s::bigint * current_setting('block_size')::bigint", [shared_buffers.strip()]
+        ).fetchone()
+    else:
+        row = conn.execute("select pg_size_bytes(%s)", [shared_buffers]).fetchone()
+    return int(row[0]) if row else 0
 
 
 def _label(planned: Round, segment: Segment, attempt: int) -> str:

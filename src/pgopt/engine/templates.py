@@ -215,6 +215,14 @@ class DataTemplates:
                     databases.drop(admin, parked)
         self._parked, self._in_lab = {}, None
 
+    def live_bytes(self, steps: Sequence[Step]) -> int:
+        """The data a sliced round of `steps` keeps at once: a clone of each step's
+        template, or each template once where runs read the templates themselves."""
+        used = [self._of_step[s.name] for s in steps if s.name in self._of_step]
+        if self.read_only:
+            return sum({id(t): t.bytes for t in used}.values())
+        return sum(t.bytes for t in used)
+
     def client_options(self) -> str:
         """What pgbench's sessions add to PGOPTIONS: read-only where runs share a template."""
         return READ_ONLY_OPTION if self.read_only else ""

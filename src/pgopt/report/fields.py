@@ -360,6 +360,8 @@ def round_lines(result: LabResult) -> list[str]:
         ran = f"{segment.rounds} of {segment.planned_rounds} ({segment.stopped})"
         if segment.sliced_rounds:
             ran += f"; {_sliced(segment.sliced_rounds, segment.rounds)}, {segment.slice_s}s each"
+        elif segment.why_whole:
+            ran += f"; whole runs ({segment.why_whole})"
         steps = ", ".join(segment.steps)
         lines.append(f"segment {i} ({steps}): {ran}" if len(segments) > 1 else ran)
     return lines
