@@ -74,25 +74,28 @@ def server_dsn(server: EmbeddedTarget) -> str:
     return f"postgresql:///postgres?host={server.socket_dir}&port={server.port}&user=postgres"
 
 
+def run_pgopt(command: list[str]) -> subprocess.CompletedProcess[str]:
+    """Run a pgopt command line to its end, its output kept. Interrupted (Ctrl-C,
+    SIGTERM), the child gets SIGTERM and is waited for, so it stops and removes the
+    servers it started; subprocess.run would SIGKILL it and leave them behind."""
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        stdout, stderr = proc.communicate()
+    except BaseException:
+        proc.terminate()
+        proc.communicate()
+        raise
+    return subprocess.CompletedProcess(command, proc.returncode, stdout, stderr)
+
+
 def pgopt_run(args: list[str]) -> LabResult:
     """Run `pgopt lab run ...` in a subprocess; return its stored result (its run
     folder is removed once read)."""
     out = Path(tempfile.mkdtemp(prefix="pgopt-bench-")) / "run"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "pgopt", "lab", "run", *args, "--out", str(out)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        _, stderr = proc.communicate()
-    except BaseException:
-        proc.terminate()  # pgopt stops and removes what it started
-        proc.wait()
-        raise
+    proc = run_pgopt([sys.executable, "-m", "pgopt", "lab", "run", *args, "--out", str(out)])
     try:
         if proc.returncode != 0:
-            raise SystemExit(f"pgopt failed:\n{stderr}")
+            raise SystemExit(f"pgopt failed:\n{proc.stderr}")
         return load_result(out)
     finally:
         shutil.rmtree(out.parent, ignore_errors=True)  # the result is read: nothing left

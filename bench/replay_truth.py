@@ -35,7 +35,6 @@ import random
 import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -44,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
-from common import stop_cleanly_on_signals
+from common import run_pgopt, stop_cleanly_on_signals
 from truth_clients import Client, Shop, Sysbench, agreement
 
 from pgopt.analysis.amdahl import application_bound, shared_cpu_estimate
@@ -355,19 +354,19 @@ def pgopt_ab(
         log = out.with_name(f"{out.name}.log")
         _capture(source, client, log)
         command += ["--source-log", str(log), "--source-sample", "0"]
-        proc = subprocess_run(command)
+        proc = run_pgopt(command)
     elif way == "idle":  # the application ran and stopped, its statistics reset before
         source.sql("select pg_stat_statements_reset(), pg_stat_reset()")
         client.rate(a.sample)
         command += ["--source-sample", "2"]
-        proc = subprocess_run(command)
+        proc = run_pgopt(command)
     else:  # watched, or pgopt's capture of its log, as the application runs
         source.sql("select pg_stat_statements_reset()")
         running = client.start(a.sample + 4)
         flag = "--source-capture" if way == "capture" else "--source-sample"
         command += [flag, str(a.sample)]
         try:
-            proc = subprocess_run(command)
+            proc = run_pgopt(command)
         finally:
             running.wait()
     if proc.returncode != 0:
@@ -413,10 +412,6 @@ def _shared_cpus(document: dict[str, Any], ratio: float) -> dict[str, Any]:
         cpu_ratio = steps["b"]["median"] / steps["a"]["median"]
         out["shared_cpu_estimate"] = shared_cpu_estimate(ratio, cpu_share, cpu_ratio)
     return out
-
-
-def subprocess_run(command: list[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(command, capture_output=True, text=True)
 
 
 def _capture(source: Source, client: Client, into: Path) -> None:
