@@ -12,7 +12,8 @@ from pathlib import Path
 
 from rich.text import Text
 
-from ..binaries import CLIENT_PROGRAMS, find_binaries
+from .. import machine
+from ..binaries import CLIENT_PROGRAMS, PgBinaries, find_binaries
 from ..consoles import err, out
 from ..errors import BenchError, UsageError
 from ..lab.across import shared_settings
@@ -23,8 +24,11 @@ from ..replay.workload_files import write_workload
 from ..report.fmt import format_bytes
 from ..running.launch import run_lab
 from ..running.options import RunOptions
+from ..servers import read_only
+from ..servers.binary_facts import embedded_facts
 from ..servers.dsn import hide_passwords
 from ..servers.embedded import default_workdir_base
+from ..source.settings import carried, read_settings
 from ..store import new_run_dir
 from .across_copy import check_dump_script, copy_binaries
 from .copying import copy_data
@@ -47,6 +51,7 @@ class AbOptions:
     source_log: Path | None = None
     source_capture: float = 0.0  # seconds of the source's own log, taken by pgopt
     synthesis: Synthesis | None = None
+    source_settings: bool = True  # A and B start from the source's settings (not tune's)
 
     @classmethod
     def proof(
@@ -104,6 +109,8 @@ def run_ab(ab: AbSpec, options: AbOptions, steps_of: StepsOf | None = None) -> L
             )
             copied = copy_data(ab, run, binaries, Path(folder), size)
             ab, copy, target = copied.ab, copied.copy, copied.target
+            if ab.source_dsn and options.source_settings and not run.dsn:
+                ab = with_source_settings(ab, run, binaries)
             if ab.dump:
                 check_dump_script(run.sides, ab.setup[0])
         lab = ab_lab(ab, Path(folder), steps_of, replay, copy)
@@ -131,6 +138,24 @@ def with_both_settings(ab: AbSpec, both: dict[str, str], run: RunOptions) -> AbS
         for note in left_out:
             err.print(f"pgopt: note: {note}", highlight=False)
     a, b = (replace(v, settings=s) for v, s in zip((ab.a, ab.b), settings, strict=True))
+    return replace(ab, a=a, b=b)
+
+
+def with_source_settings(ab: AbSpec, run: RunOptions, binaries: PgBinaries) -> AbSpec:
+    """A and B with the source's own settings under their own (source/settings.py),
+    those the throwaway server's version (each side's, across versions) knows."""
+    assert ab.source_dsn is not None
+    if run.sides is not None:
+        known = run.sides[0][0].settings & run.sides[1][0].settings
+    else:
+        known = frozenset(embedded_facts(binaries).contexts)
+    with read_only.connect(ab.source_dsn, "ab") as conn:
+        rows = read_settings(conn)
+    source = carried(rows, known, machine.memory_bytes())
+    err.print(f"pgopt: {source.describe()}", highlight=False)
+    for note in source.notes:
+        err.print(f"pgopt: note: {note}", highlight=False)
+    a, b = (replace(v, settings={**source.values, **v.settings}) for v in (ab.a, ab.b))
     return replace(ab, a=a, b=b)
 
 

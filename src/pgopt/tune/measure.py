@@ -171,7 +171,9 @@ class _Runner:
     def __call__(self, kind: str, steps_of: StepsOf) -> LabResult | None:
         if self.ab is not None:
             out_dir = self.folder / kind if self.folder else None
-            return run_ab(self.ab, AbOptions(replace(self.options, out_dir=out_dir)), steps_of)
+            # each profile is measured as it stands, not on top of the source's settings
+            options = AbOptions(replace(self.options, out_dir=out_dir), source_settings=False)
+            return run_ab(self.ab, options, steps_of)
         raw, lab_folder = base_lab(self.workload)
         raw["title"] = f"tune ({kind}) on {self.workload}: {raw['title']}"
         raw["steps"] = steps_of(raw.pop("first_step"))
