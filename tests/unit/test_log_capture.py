@@ -266,6 +266,44 @@ def test_round_trips_between_statements_are_not_replayed_as_sleep() -> None:
     assert 0 < samples[0] / 19 < 1  # its 18 statements' 19 gaps
 
 
+def _session_log(transactions: list[tuple[tuple[str, ...], float]]) -> str:
+    """One session's transactions one after the other, each (its statements between
+    BEGIN and COMMIT, the ms between two of its lines), each statement 1 ms."""
+    lines, at = [], 0.0
+    for texts, gap_ms in transactions:
+        for text in ("BEGIN", *texts, "COMMIT"):
+            at += gap_ms / 1000
+            lines.append(
+                f"2026-11-26 20:{int(at // 60):02d}:{at % 60:06.3f} UTC [1] 1.a LOG:  "
+                f"duration: 1.000 ms  statement: {text}\n"
+            )
+        at += 0.002
+    return "".join(lines)
+
+
+READ = "select * from orders where id = 42"
+WRITE = "update orders set status = 'paid' where id = 42"
+
+
+def test_a_transaction_kind_seen_a_few_times_sleeps_as_the_capture_does() -> None:
+    """Twenty transactions with round trips between their statements, and one of
+    another kind with 2 s between its lines (a lock wait, a client's pause): one
+    transaction's gaps are no estimate, so its script sleeps as the capture's median
+    does (not at all). Seen five times, its own gaps are its own."""
+    usual = [((READ, WRITE), 1.5)] * 20
+    capture = capture_of(read_log(_session_log([*usual, ((READ,), 2000.0)]), PREFIX), ORDERS)
+    synthesis = synthesize(select(ORDERS, CATALOG, 1.0), CATALOG, POOLS, capture=capture)
+    scripts = {s.name: s.text for s in synthesis.scripts}
+    assert set(scripts) == {"tx02", "tx01"}
+    assert "\\sleep" not in scripts["tx01"] and "\\sleep" not in scripts["tx02"]
+    five = [((READ,), 2000.0)] * 5
+    capture = capture_of(read_log(_session_log([*usual, *five]), PREFIX), ORDERS)
+    synthesis = synthesize(select(ORDERS, CATALOG, 1.0), CATALOG, POOLS, capture=capture)
+    scripts = {s.name: s.text for s in synthesis.scripts}
+    assert scripts["tx01"].count("\\sleep 1999000 us") == 2  # its two gaps, less 1 ms each
+    assert "\\sleep" not in scripts["tx02"]
+
+
 def test_the_databases_share_of_a_captured_transaction_is_its_statements_time() -> None:
     """Four statements of 1 ms each, 120 ms of the application's between them: the
     database is 4 of 124 ms (an upper bound of its share: the time between the

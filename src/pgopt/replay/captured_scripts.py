@@ -12,7 +12,13 @@ the rarest lengths are left out, and their share said. Inside a transaction, the
 application's own time between its statements (the capture's median for that
 script, from 1 ms a gap on: less is the round trip pgbench makes too) is replayed
 as pgbench's \\sleep, spread over its gaps: the
-transaction holds its locks and its session as long as the application's did.
+transaction holds its locks and its session as long as the application's did. A
+script of fewer than THINK_MIN_SAMPLES captured transactions takes the median of
+all the capture's instead: one or two transactions' gaps are no estimate (a kind
+seen once in a sysbench capture had 4.4 s between its statements, where the other
+1,317 had under a millisecond; replayed, its \\sleep held a client and its rows
+for 4.4 s each of the fifteen times a run drew it, and the replay ran at a third
+of its rate).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ MAX_SCRIPTS = 100  # pgbench takes at most 128 scripts
 # a transaction's time between two of its statements below this is the round trip
 # pgbench makes too; from it on, the application's own work inside the transaction
 THINK_MIN_MS = 1.0
+THINK_MIN_SAMPLES = 5  # a script's own median from this many transactions on
 
 
 @dataclass(frozen=True)
@@ -111,13 +118,14 @@ def captured_scripts(capture: Capture, steps: Steps) -> CapturedScripts:
     left_out += sum(counts.values()) - sum(n for _, n in kept)
     scripts: list[ScriptText] = []
     statements = think_total = 0.0
+    everyone = [t for samples in thinks.values() for t in samples]
     for (explicit, length), count in kept:
         lines = [
             f"-- {plural(count, 'captured transaction')} of {plural(length, 'step')}"
             + (", between BEGIN and COMMIT" if explicit else ", each statement alone")
         ]
         lines += ["BEGIN;"] if explicit else []
-        think = statistics.median(thinks[(explicit, length)]) if thinks[(explicit, length)] else 0
+        think = _think(thinks[(explicit, length)], everyone)
         pause = _pause(think, length) if explicit and think / (length + 1) >= THINK_MIN_MS else []
         if pause:
             think_total += think * count
@@ -140,6 +148,13 @@ def captured_scripts(capture: Capture, steps: Steps) -> CapturedScripts:
         statements / replayed if replayed else 0.0,
         think_total / replayed if replayed else 0.0,
     )
+
+
+def _think(own: list[float], everyone: list[float]) -> float:
+    """A script's time between statements: its transactions' median, or, from fewer
+    than THINK_MIN_SAMPLES of them, the whole capture's."""
+    samples = own if len(own) >= THINK_MIN_SAMPLES else everyone
+    return statistics.median(samples) if samples else 0.0
 
 
 def _pause(think_ms: float, length: int) -> list[str]:
