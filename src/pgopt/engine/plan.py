@@ -255,7 +255,7 @@ def crowded_reason(live_bytes: int, shared_buffers_bytes: int) -> str:
     template), is more than shared_buffers. Taking turns, each step's slice finds the
     other steps' pages in the cache and evicts them for its own (and their dirty pages
     written first), where a step run whole has the cache to itself, as the source
-    has. Measured: sysbench `oltp_write_only`'s two clones (about 210 MB in 128 MB)
+    has. Measured: sysbench `oltp_write_only`'s two clones (210-330 MB in 128 MB)
     read up to 3x the blocks a transaction from the second round on, the server's CPU
     a transaction 30-50% up, against steady figures in whole runs (bench/README.md)."""
     if live_bytes <= shared_buffers_bytes:
