@@ -13,7 +13,7 @@ application's own time between its statements (the capture's median for that
 script, from 1 ms a gap on: less is the round trip pgbench makes too) is replayed
 as pgbench's \\sleep, spread over its gaps: the
 transaction holds its locks and its session as long as the application's did. A
-script of fewer than THINK_MIN_SAMPLES captured transactions takes the median of
+script of fewer than MIN_KIND captured transactions takes the median of
 all the capture's instead: one or two transactions' gaps are no estimate (a kind
 seen once in a sysbench capture had 4.4 s between its statements, where the other
 1,317 had under a millisecond; replayed, its \\sleep held a client and its rows
@@ -27,7 +27,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
-from ..source.capture import Capture
+from ..source.capture import MIN_KIND, Capture
 from ..words import plural
 from .scripts import Block, Choice, ScriptText, pick, scaled, weights_of
 
@@ -35,7 +35,6 @@ MAX_SCRIPTS = 100  # pgbench takes at most 128 scripts
 # a transaction's time between two of its statements below this is the round trip
 # pgbench makes too; from it on, the application's own work inside the transaction
 THINK_MIN_MS = 1.0
-THINK_MIN_SAMPLES = 5  # a script's own median from this many transactions on
 
 
 @dataclass(frozen=True)
@@ -152,8 +151,8 @@ def captured_scripts(capture: Capture, steps: Steps) -> CapturedScripts:
 
 def _think(own: list[float], everyone: list[float]) -> float:
     """A script's time between statements: its transactions' median, or, from fewer
-    than THINK_MIN_SAMPLES of them, the whole capture's."""
-    samples = own if len(own) >= THINK_MIN_SAMPLES else everyone
+    than MIN_KIND of them, the whole capture's."""
+    samples = own if len(own) >= MIN_KIND else everyone
     return statistics.median(samples) if samples else 0.0
 
 
