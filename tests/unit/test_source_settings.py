@@ -5,31 +5,42 @@ logging or its connections; shared_buffers held to this machine."""
 from pgopt.source.settings import SettingRow, carried
 
 GIB = 2**30
-# rows as PostgreSQL 15's pg_settings gives them (name, reset_val, boot_val, unit, category)
+# rows as PostgreSQL 15's pg_settings gives them (name, reset_val, boot_val, unit,
+# category, vartype)
 ROWS = [
-    SettingRow("work_mem", "65536", "4096", "kB", "Resource Usage / Memory"),
-    SettingRow("shared_buffers", "262144", "16384", "8kB", "Resource Usage / Memory"),
-    SettingRow("max_stack_depth", "2048", "100", "kB", "Resource Usage / Memory"),
-    SettingRow("random_page_cost", "1.1", "4", None, "Query Tuning / Planner Cost Constants"),
-    SettingRow("enable_seqscan", "on", "on", None, "Query Tuning / Planner Method Configuration"),
-    SettingRow("jit", "off", "on", None, "Query Tuning / Other Planner Options"),
-    SettingRow("synchronous_commit", "off", "on", None, "Write-Ahead Log / Settings"),
-    SettingRow("wal_level", "logical", "replica", None, "Write-Ahead Log / Settings"),
-    SettingRow("wal_buffers", "512", "-1", "8kB", "Write-Ahead Log / Settings"),
-    SettingRow("max_wal_size", "4096", "1024", "MB", "Write-Ahead Log / Checkpoints"),
-    SettingRow("checkpoint_timeout", "900", "300", "s", "Write-Ahead Log / Checkpoints"),
-    SettingRow("autovacuum", "off", "on", None, "Autovacuum"),
-    SettingRow("autovacuum_naptime", "30", "60", "s", "Vacuuming / Automatic Vacuuming"),
-    SettingRow("huge_pages", "on", "try", None, "Resource Usage / Memory"),
+    SettingRow("work_mem", "65536", "4096", "kB", "Resource Usage / Memory", "integer"),
+    SettingRow("shared_buffers", "262144", "16384", "8kB", "Resource Usage / Memory", "integer"),
+    SettingRow("max_stack_depth", "2048", "100", "kB", "Resource Usage / Memory", "integer"),
+    SettingRow(
+        "random_page_cost", "1.1", "4", None, "Query Tuning / Planner Cost Constants", "real"
+    ),
+    SettingRow(
+        "enable_seqscan", "on", "on", None, "Query Tuning / Planner Method Configuration", "bool"
+    ),
+    SettingRow("jit", "off", "on", None, "Query Tuning / Other Planner Options", "bool"),
+    SettingRow("synchronous_commit", "off", "on", None, "Write-Ahead Log / Settings", "enum"),
+    SettingRow("wal_level", "logical", "replica", None, "Write-Ahead Log / Settings", "enum"),
+    SettingRow("wal_buffers", "512", "-1", "8kB", "Write-Ahead Log / Settings", "integer"),
+    SettingRow("max_wal_size", "4096", "1024", "MB", "Write-Ahead Log / Checkpoints", "integer"),
+    SettingRow("checkpoint_timeout", "900", "300", "s", "Write-Ahead Log / Checkpoints", "integer"),
+    SettingRow("autovacuum", "off", "on", None, "Autovacuum", "bool"),
+    SettingRow("autovacuum_naptime", "30", "60", "s", "Vacuuming / Automatic Vacuuming", "integer"),
+    SettingRow("huge_pages", "on", "try", None, "Resource Usage / Memory", "enum"),
     SettingRow(
         "default_transaction_isolation",
         "repeatable read",
         "read committed",
         None,
         "Client Connection Defaults / Statement Behavior",
+        "enum",
     ),
     SettingRow(
-        "statement_timeout", "30000", "0", "ms", "Client Connection Defaults / Statement Behavior"
+        "statement_timeout",
+        "30000",
+        "0",
+        "ms",
+        "Client Connection Defaults / Statement Behavior",
+        "integer",
     ),
     SettingRow(
         "max_connections",
@@ -37,11 +48,17 @@ ROWS = [
         "100",
         None,
         "Connections and Authentication / Connection Settings",
+        "integer",
     ),
     SettingRow(
-        "log_min_duration_statement", "250", "-1", "ms", "Reporting and Logging / When to Log"
+        "log_min_duration_statement",
+        "250",
+        "-1",
+        "ms",
+        "Reporting and Logging / When to Log",
+        "integer",
     ),
-    SettingRow("pg_stat_statements.max", "10000", "5000", None, "Customized Options"),
+    SettingRow("pg_stat_statements.max", "10000", "5000", None, "Customized Options", "integer"),
 ]
 KNOWN = frozenset(r.name for r in ROWS)
 
@@ -104,7 +121,9 @@ def test_a_source_on_defaults_carries_nothing() -> None:
 
 def test_a_shared_buffers_in_kilobytes_is_read_back_whole() -> None:
     # 21 blocks of 8kB, 168kB, on a machine of 512kB: held to 128kB
-    rows = [SettingRow("shared_buffers", "21", "16384", "8kB", "Resource Usage / Memory")]
+    rows = [
+        SettingRow("shared_buffers", "21", "16384", "8kB", "Resource Usage / Memory", "integer")
+    ]
     got = carried(rows, KNOWN, 512 * 2**10)
     assert got.values == {"shared_buffers": "128kB"}
     assert "the source's is 168kB" in got.notes[0]

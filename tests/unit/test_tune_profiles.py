@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 
 from pgopt.errors import LabError
+from pgopt.servers.setting_units import in_unit
 from pgopt.tune.profile import Derived, Inputs, derive, profiles, read_profile
 from pgopt.tune.safety import fitting_work_mem, memory_check
-from pgopt.tune.settings_check import check, in_unit
+from pgopt.tune.settings_check import check
 
 B15 = Inputs(
     ram_mb=16384,

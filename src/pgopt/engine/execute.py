@@ -48,10 +48,10 @@ from . import companions, data_setup, nodes, plan_capture, workloads
 from .checks import compare_same_checks, measure_facts, record_step_checks, run_checks
 from .context import RunContext
 from .display import Display
-from .plan import as_whole, crowded_reason, plan_steps
+from .plan import as_whole, plan_steps
 from .run_warnings import contention_warning, run_warnings
 from .server_pair import Servers
-from .slices import run_sliced_round
+from .slices import crowded, run_sliced_round
 from .templates import DataTemplates
 
 
@@ -242,15 +242,8 @@ class Experiment:
 
     def _fit_slices(self, segment: Segment) -> Segment:
         """`segment`, run whole where its steps' data together would crowd the cache
-        in slices (engine/plan.py's crowded_reason), the plan updated to say so."""
-        templates = self.templates()
-        if not segment.slice_s or templates is None:
-            return segment
-        steps = [self.lab.step(n) for n in segment.steps]
-        # the steps' own value where they set one (alike in a sliced segment), else the server's
-        with self.target.connect(self.target.admin_database) as conn:
-            shared = _size_bytes(conn, self.ctx.settings(steps[0]).get("shared_buffers"))
-        why = crowded_reason(templates.live_bytes(steps), shared)
+        in slices (engine/slices.py's crowded), the plan updated to say so."""
+        why = crowded(self, segment)
         if not why:
             return segment
         whole = as_whole(segment, why)
@@ -383,20 +376,6 @@ class Experiment:
         if key not in self._observers:
             self._observers[key] = Observer(self.target, sample_waits=self.params.sample_waits)
         return self._observers[key]
-
-
-def _size_bytes(conn: psycopg.Connection[Any], shared_buffers: str | None) -> int:
-    """shared_buffers in bytes: `shared_buffers` as a step sets it (a bare number
-    counts blocks), or the server's own."""
-    if shared_buffers is None:
-        row = conn.execute("select pg_size_bytes(current_setting('shared_buffers'))").fetchone()
-    elif shared_buffers.strip().isdigit():
-        row = conn.execute(
-            "select %s::bigint * current_setting('block_size')::bigint", [shared_buffers.strip()]
-        ).fetchone()
-    else:
-        row = conn.execute("select pg_size_bytes(%s)", [shared_buffers]).fetchone()
-    return int(row[0]) if row else 0
 
 
 def _label(planned: Round, segment: Segment, attempt: int) -> str:

@@ -14,7 +14,8 @@ the same), and observes its slice as a whole run is observed. The step's run in
 the round is the slices joined: their rate is the mean of theirs (each slice
 runs the same seconds), their waits, statistics and server CPU added up
 (pgbench/combine.py, analysis/observed.py). Every slice of the same number runs
-with the same pgbench seed, a new one from one slice to the next.
+with the same pgbench seed, a new one from one slice to the next. A segment whose
+steps' data together is more than shared_buffers runs whole instead (`crowded`).
 """
 
 from __future__ import annotations
@@ -33,10 +34,11 @@ from ..observe.observer import Observer
 from ..pgbench.combine import combined
 from ..pgbench.record import PgbenchResult
 from ..servers.base import Target
+from ..servers.setting_units import in_unit, unit_bytes
 from . import plan_capture, workloads
 from .checks import measure_facts, run_checks
 from .context import RunContext
-from .plan import slice_orders, slice_seed
+from .plan import crowded_reason, slice_orders, slice_seed
 from .run_warnings import contention_warning, run_warnings
 from .templates import DataTemplates
 
@@ -66,6 +68,25 @@ class _Slices:
     results: list[PgbenchResult] = field(default_factory=list)
     observations: list[Observation] = field(default_factory=list)
     server_cpu_s: list[float | None] = field(default_factory=list)
+
+
+def crowded(host: RoundHost, segment: Segment) -> str:
+    """Why `segment`'s rounds run whole though they could be sliced, or '': its steps'
+    data, all live at once in a sliced round, is more than shared_buffers (the steps'
+    own value where they set one, alike in a sliced segment; else the server's):
+    engine/plan.py's crowded_reason. Known once the data is built."""
+    templates = host.templates()
+    if not segment.slice_s or templates is None:
+        return ""
+    steps = [host.lab.step(n) for n in segment.steps]
+    given = host.ctx.settings(steps[0]).get("shared_buffers")
+    if given is not None:  # in shared_buffers' unit, blocks of 8kB, where it has none
+        shared = int((in_unit(given, "8kB") or 0) * (unit_bytes("8kB") or 0))
+    else:
+        with host.target.connect(host.target.admin_database) as conn:
+            row = conn.execute("select pg_size_bytes(current_setting('shared_buffers'))").fetchone()
+        shared = int(row[0]) if row else 0
+    return crowded_reason(templates.live_bytes(steps), shared)
 
 
 def run_sliced_round(

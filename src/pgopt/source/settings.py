@@ -30,6 +30,7 @@ from typing import Any
 import psycopg
 
 from ..servers.read_only import dict_rows
+from ..servers.setting_units import in_unit, server_value, unit_bytes
 from ..words import plural
 
 CARRIED_GROUPS = (
@@ -64,7 +65,6 @@ LEFT_WITH_PGOPT = frozenset(
 # defaults (the built-in, and those it sizes itself: wal_buffers, the SLRU buffers),
 # not a role's (the reading role's are not the application's), not this session's
 SET_BY = ("configuration file", "command line", "environment variable", "global", "database")
-MEMORY_UNITS = {"8kB": 8 * 2**10, "kB": 2**10, "MB": 2**20, "GB": 2**30, "TB": 2**40}
 SHARED_BUFFERS_SHARE = 4  # at most a quarter of this machine's memory
 SAY_AT_MOST = 6  # settings named in the one line said before the copy
 
@@ -78,6 +78,7 @@ class SettingRow:
     boot: str  # boot_val: PostgreSQL's built-in value
     unit: str | None
     category: str
+    vartype: str  # integer, real, bool, enum, string
 
 
 @dataclass(frozen=True)
@@ -106,7 +107,7 @@ def read_settings(conn: psycopg.Connection[Any]) -> list[SettingRow]:
     """The source's pg_settings, as a new session on its database gets them."""
     rows = dict_rows(
         conn,
-        "select name, reset_val, boot_val, unit, category from pg_settings "
+        "select name, reset_val, boot_val, unit, category, vartype from pg_settings "
         f"where source in ({', '.join(repr(s) for s in SET_BY)})",
     )
     return [
@@ -116,6 +117,7 @@ def read_settings(conn: psycopg.Connection[Any]) -> list[SettingRow]:
             str(r["boot_val"]),
             r["unit"] and str(r["unit"]),
             str(r["category"]),
+            str(r["vartype"]),
         )
         for r in rows
     ]
@@ -138,12 +140,12 @@ def carried(
             continue
         values[row.name] = _with_unit(row)
     cap = memory_bytes // SHARED_BUFFERS_SHARE
-    source = _bytes(values.get("shared_buffers"))
-    if source is not None and source > cap:
-        values["shared_buffers"] = _memory(cap - cap % MEMORY_UNITS["8kB"])  # whole blocks
+    source = values.get("shared_buffers")
+    if source is not None and (in_unit(source, "B") or 0) > cap:
+        values["shared_buffers"] = _blocks(cap)
         notes.append(
             f"shared_buffers held to {values['shared_buffers']} (a quarter of this machine's "
-            f"memory); the source's is {_memory(source)}"
+            f"memory); the source's is {source}"
         )
     return CarriedSettings(values, tuple(notes))
 
@@ -158,25 +160,14 @@ def _carried(row: SettingRow) -> bool:
 
 def _with_unit(row: SettingRow) -> str:
     """The value as ALTER SYSTEM takes it back: `16384` of unit `8kB` is `128MB`."""
-    if not row.unit or not row.value.lstrip("-").isdigit() or row.value.startswith("-"):
-        return row.value
-    number = int(row.value)
-    if row.unit in MEMORY_UNITS:
-        return _memory(number * MEMORY_UNITS[row.unit])
-    return f"{number}{row.unit}"
+    return server_value(
+        {"setting": row.value, "boot_val": row.boot, "vartype": row.vartype, "unit": row.unit}
+    )
 
 
-def _memory(size: int) -> str:
-    """`size` bytes in the largest unit that holds it whole: 8MB, not 8192kB."""
-    for suffix in ("TB", "GB", "MB"):
-        if size % MEMORY_UNITS[suffix] == 0:
-            return f"{size // MEMORY_UNITS[suffix]}{suffix}"
-    return f"{size // 1024}kB"
-
-
-def _bytes(value: str | None) -> int | None:
-    """A memory setting's value, as `_with_unit` wrote it, in bytes."""
-    for suffix in ("kB", "MB", "GB", "TB"):
-        if value and value.endswith(suffix) and value[: -len(suffix)].isdigit():
-            return int(value[: -len(suffix)]) * MEMORY_UNITS[suffix]
-    return None
+def _blocks(size: int) -> str:
+    """`size` bytes as whole blocks of 8kB, written as a person would."""
+    blocks = size // (unit_bytes("8kB") or 1)
+    return server_value(
+        {"setting": str(blocks), "boot_val": "", "vartype": "integer", "unit": "8kB"}
+    )

@@ -21,6 +21,7 @@ from ..lab.load import lab_from_dict
 from ..model.result import LabResult
 from ..running.launch import run_lab
 from ..running.options import RunOptions
+from ..servers.setting_units import server_value
 from ..store import new_run_dir, write_atomic
 from . import output
 from .choice import choose
@@ -30,7 +31,7 @@ from .measure_lab import WORKLOADS, ablation_steps, base_lab, comparison_steps, 
 from .measure_summary import report_markdown, summary, summary_lines
 from .profile import Inputs, derive, profiles
 from .safety import MemoryCheck, fitting_work_mem, memory_check
-from .settings_check import Checked, Refused, check, server_value
+from .settings_check import Checked, Refused, check
 
 InputsOf = Callable[[Given, ServerSettings], tuple[Inputs, dict[str, Any]]]
 

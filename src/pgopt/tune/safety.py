@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .settings_check import in_unit, unit_bytes
+from ..servers.setting_units import in_unit, unit_bytes
 
 SHARE = 0.9
 

@@ -11,17 +11,14 @@ it needs a restart (context postmaster).
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..servers.setting_units import in_unit, server_value, suffix
 from .profile import Derived
 
-MEMORY = {"B": 1, "kB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
-TIME = {"us": 0.001, "ms": 1, "s": 1000, "min": 60_000, "h": 3_600_000, "d": 86_400_000}
 BOOLEANS = {"on", "off", "true", "false", "yes", "no", "1", "0"}
-_NUMBER = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*([A-Za-z]*)\s*$")
 
 
 @dataclass(frozen=True)
@@ -65,27 +62,6 @@ def check(
     return tuple(accepted.values()), tuple(refused)
 
 
-def server_value(row: Mapping[str, Any]) -> str:
-    """The server's own value of a setting (pg_settings.setting: its configuration as
-    found; on a fresh server, the default), as a person writes it: "128MB", not
-    "16384" pages of 8 kB. A value the server computed at start because none was set
-    (wal_buffers: -1, 1/32 of shared_buffers) is given as -1, so that putting it back
-    lets the server compute it again from the settings around it."""
-    if row.get("source") == "default" and str(row["boot_val"]) == "-1":
-        return "-1"
-    value = str(row.get("setting") or row["boot_val"])
-    if row["vartype"] != "integer" or value.startswith("-"):
-        return value
-    size = unit_bytes(row["unit"])
-    if size is not None:
-        total = int(value) * size
-        for unit in ("GB", "MB", "kB"):
-            if total and total % MEMORY[unit] == 0:
-                return f"{total // MEMORY[unit]}{unit}"
-        return f"{total}B"
-    return value + _suffix(row["unit"])
-
-
 def same(a: str, b: str, row: Mapping[str, Any]) -> bool:
     """Whether two values of a setting mean the same ("128MB" and "16384" pages, "on" and
     "true")."""
@@ -95,11 +71,6 @@ def same(a: str, b: str, row: Mapping[str, Any]) -> bool:
         on = ("on", "true", "yes", "1")
         return (a.lower() in on) == (b.lower() in on)
     return a.lower() == b.lower()
-
-
-def _suffix(unit: str | None) -> str:
-    """A unit PostgreSQL accepts after a number ("8kB" is not one: give none)."""
-    return unit if unit in MEMORY or unit in TIME else ""
 
 
 def _fit(value: str, row: Mapping[str, Any]) -> tuple[str | None, str]:
@@ -123,40 +94,10 @@ def _fit(value: str, row: Mapping[str, Any]) -> tuple[str | None, str]:
         number = round(number)
     if number < low or number > high:
         bound = low if number < low else high
-        text = _number(bound, vartype) + _suffix(row["unit"])
+        text = _number(bound, vartype) + suffix(row["unit"])
         side = "minimum" if number < low else "maximum"
         return text, f"{value} is beyond the server's {side}: set to {text}"
     return value, ""
-
-
-def in_unit(value: str, unit: str | None) -> float | None:
-    """`value` ("64MB", "15min", "0.9", "200") in the setting's unit ("8kB", "ms", ...)."""
-    m = _NUMBER.match(value)
-    if not m:
-        return None
-    number, suffix = float(m.group(1)), m.group(2)
-    if not suffix:
-        return number
-    base, factor = _unit(unit or "")
-    if suffix in MEMORY and base in MEMORY:
-        return number * MEMORY[suffix] / (MEMORY[base] * factor)
-    if suffix in TIME and base in TIME:
-        return number * TIME[suffix] / (TIME[base] * factor)
-    return None
-
-
-def unit_bytes(unit: str | None) -> int | None:
-    """Bytes in one unit of a memory setting ("8kB" -> 8192); None for other units."""
-    base, factor = _unit(unit or "")
-    return int(MEMORY[base] * factor) if base in MEMORY else None
-
-
-def _unit(unit: str) -> tuple[str, float]:
-    """A unit as its base and factor: 8kB is (kB, 8), ms is (ms, 1)."""
-    m = re.match(r"^(\d*)(\D+)$", unit)
-    if not m:
-        return "", 1.0
-    return m.group(2), float(m.group(1) or 1)
 
 
 def _number(value: float, vartype: str) -> str:
