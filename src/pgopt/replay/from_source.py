@@ -24,6 +24,7 @@ from ..source.reader import (
     read_capture,
     read_catalog,
     read_statements,
+    require_statements,
     sample_values,
     with_largest,
 )
@@ -115,6 +116,7 @@ def _synthesize(
         with read_only.connect(dsn, "ab") as conn:
             workload, capture, seen = NOT_SAMPLED, None, None
             if statements is None:
+                require_statements(conn, where)  # before a watch or capture waits
                 literal_calls: tuple[str, ...] = ()
                 logged: Path | TakenLog | None = log
                 if capture_s > 0:  # the capture first: the counts come after it

@@ -77,10 +77,20 @@ def read_capture(
     return capture
 
 
-def read_statements(conn: psycopg.Connection[Any], where: str) -> list[SourceStatement]:
+def require_statements(conn: psycopg.Connection[Any], where: str) -> None:
+    """Fails at once where the source's pg_stat_statements cannot be read: before a
+    watch or a capture of the source, which would otherwise be waited for in vain."""
     installed = dict_rows(conn, "select 1 from pg_extension where extname = 'pg_stat_statements'")
     if not installed:
         raise UsageError(f"{where} has no pg_stat_statements to take the workload from: {ENABLE}")
+    try:
+        dict_rows(conn, "select 1 from pg_stat_statements limit 1")
+    except psycopg.Error as e:
+        raise UsageError(f"{where}: pg_stat_statements: {first_line(e)}: {ENABLE}") from e
+
+
+def read_statements(conn: psycopg.Connection[Any], where: str) -> list[SourceStatement]:
+    """The source's statements of this database (`require_statements` checked first)."""
     try:
         rows = dict_rows(conn, load("source_statements", conn.info.server_version))
     except psycopg.Error as e:
