@@ -121,6 +121,15 @@ def cases(tables: int) -> list[Case]:
             options=("--rand-type=uniform",),
         ),
         Case(
+            "sync_rw_uniform",
+            "sysbench",
+            "oltp_read_write",
+            "synchronous_commit = off, keys drawn uniformly (no hot keys)",
+            sync,
+            ways=("watch",),
+            options=("--rand-type=uniform",),
+        ),
+        Case(
             "sync_rw_literal",
             "sysbench",
             "oltp_read_write",

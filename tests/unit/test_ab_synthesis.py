@@ -192,6 +192,8 @@ def test_scripts_draw_each_parameter_by_its_rule_and_carry_their_tag() -> None:
     assert any("no two inserts collide" in a for a in by_name["q03"].assumptions)
     readme = workload_markdown(synthesis)
     assert "q01" in readme and "How each parameter is drawn" in readme
+    # the status and the id from the data's statistics, which the fidelity check says
+    assert by_name["q01"].values_from_data and by_name["q02"].values_from_data
 
 
 def test_a_column_without_values_skips_its_statement() -> None:

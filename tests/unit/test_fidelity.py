@@ -194,3 +194,27 @@ def test_where_each_figure_came_from_reaches_the_result() -> None:
     assert fidelity.verdict == "faithful"
     assert fidelity.source_statements_per_commit_from == "the 10-s watch"
     assert fidelity.database_share == 0.4
+
+
+def test_statements_off_whose_values_came_from_the_data_say_what_would_tell() -> None:
+    """sysbench's prepared oltp_read_write watched (bench/README.md, 2026-11-28): its
+    ranges read 82 blocks a call in the hot keys' aged pages, the replay's drawn over
+    the whole table 19.5. The first reason names those statements, why their values
+    are unseen, and what would tell; a statement off whose values came from the
+    clients' calls is not named, and a replay within bounds gets no such reason."""
+    hot = (replace(SOURCE[0], blocks=82_000, values_from_data=True), *SOURCE[1:])
+    fidelity = assess(spec(statements=hot), [run()])
+    assert fidelity.verdict == "unfaithful"  # q02, within, is 30% of the time
+    first = fidelity.reasons[0]
+    assert first.startswith("q01 (60% of the source's time) draw their values from the data's")
+    assert "prepared statements, whose values a watch cannot see" in first
+    assert "--source-capture S" in first and "--source-log FILE" in first
+    assert "q01: 9 blocks a call against the source's 82" in fidelity.reasons[1]
+    literal = assess(spec(statements=hot, protocol="simple"), [run()])
+    assert "prepared" not in literal.reasons[0] and "--source-capture" in literal.reasons[0]
+    captured = (replace(SOURCE[0], blocks=82_000), *SOURCE[1:])
+    assert not any(
+        "draw their values" in r for r in assess(spec(statements=captured), [run()]).reasons
+    )
+    drawn_within = (replace(SOURCE[0], values_from_data=True), *SOURCE[1:])
+    assert assess(spec(statements=drawn_within), [run()]).reasons == ()

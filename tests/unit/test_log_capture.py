@@ -192,6 +192,8 @@ def test_three_sessions_replay_each_transaction_with_its_statements_together() -
     weights = {s.name: s.weight for s in synthesis.scripts}
     assert weights["alone01"] == 2 * weights["tx02"] == 2 * weights["tx01"]
     assert "transactions as the log capture ran them" in synthesis.shape
+    # the values are the clients' own: none is drawn from the data's statistics
+    assert not any(b.values_from_data for b in synthesis.blocks)
 
 
 def test_captured_values_are_drawn_at_their_frequencies() -> None:

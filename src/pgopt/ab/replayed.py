@@ -56,6 +56,7 @@ def replay_spec(
                 b.time_share,
                 b.unverified,
                 b.statement.blocks_read,
+                b.values_from_data,
             )
             for b in synthesis.blocks
         ),

@@ -167,6 +167,7 @@ class SourceFigures:
     share: float  # of the source's execution time
     unverified: str = ""  # why the replay's work on it cannot be checked (a guess)
     blocks_read: int = 0  # of `blocks`, read into shared buffers: the cache's misses
+    values_from_data: bool = False  # a column's values drawn from the data's statistics
 
 
 @dataclass(frozen=True)

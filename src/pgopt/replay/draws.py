@@ -48,7 +48,7 @@ class Pool:
 
     values: tuple[tuple[str, float], ...]
     ranges: tuple[tuple[int, int, float], ...]
-    origin: str  # 'pg_stats' or 'sampled rows'
+    origin: str  # DATA_ORIGINS, or the calls a capture or a watch held
     rows: float = 0.0
 
     @property
@@ -116,6 +116,16 @@ class FromCalls:
 
 Draw = FromPool | RangeDraw | NewKey | Assumed | Fixed | Reuse | ArrayOf | FromCalls
 
+DATA_ORIGINS = ("pg_stats", "sampled rows")  # a pool of the values that exist
+
+
+def from_the_data(draw: Draw) -> bool:
+    """Whether `draw` takes a column's values from the data's statistics (the values
+    that exist), not from the clients' own calls (which they ask for)."""
+    if isinstance(draw, ArrayOf):
+        draw = draw.element
+    return isinstance(draw, FromPool | RangeDraw) and draw.pool.origin in DATA_ORIGINS
+
 
 def pool_from_stats(
     type_name: str,
@@ -135,9 +145,9 @@ def pool_from_stats(
         edges = [int(b) for b in bounds]
         share = rest / (len(edges) - 1)
         ranges = compact([(lo, hi, share) for lo, hi in itertools.pairwise(edges)])
-        return Pool(tuple(common), ranges, "pg_stats", rows)
+        return Pool(tuple(common), ranges, DATA_ORIGINS[0], rows)
     spread = tuple((b, rest / len(bounds)) for b in bounds) if bounds and rest > 0 else ()
-    return Pool(tuple(common) + spread, (), "pg_stats", rows)
+    return Pool(tuple(common) + spread, (), DATA_ORIGINS[0], rows)
 
 
 ALIKE = 1.25  # adjacent buckets whose rows per unit differ less are drawn as one range
@@ -192,7 +202,7 @@ def _integer(text: str) -> bool:
 
 
 def pool_from_rows(values: list[str]) -> Pool:
-    return Pool(tuple((v, 1.0) for v in values), (), "sampled rows", float(len(values)))
+    return Pool(tuple((v, 1.0) for v in values), (), DATA_ORIGINS[1], float(len(values)))
 
 
 def widths(span: RangeDraw) -> list[int]:

@@ -128,7 +128,8 @@ def _statement(source: SourceFigures, replay: _Totals | None) -> StatementFideli
             f"{r_read:.3g} blocks a call read into shared buffers against the source's "
             f"{s_read:.3g} (the replay's cache misses differ: its values touch more or "
             "less of the data than the source's clients ask for, which a log capture "
-            "(--source-log) holds, or a watch of clients that send literals; its runs "
+            "(--source-capture, --source-log) holds, or a watch of clients that send "
+            "literals; its runs "
             "start from a copy whose buffers are cold, which --warmup fills; or its "
             "server has other memory)"
         )
@@ -137,6 +138,35 @@ def _statement(source: SourceFigures, replay: _Totals | None) -> StatementFideli
         replay.calls, r_rows, r_ms, r_blocks, judged, not why, "; ".join(why),
         s_read, r_read,
     )  # fmt: skip
+
+
+TELL_VALUES = (
+    "--source-capture S (the source logs a share of its calls for S seconds, its "
+    "settings put back after) or --source-log FILE"
+)
+
+
+def _values_unseen(spec: ReplaySpec, off: Sequence[StatementFidelity]) -> str:
+    """Why statements off the source's work may be so: their values were drawn from the
+    data's statistics, not taken from the clients' calls; and what would tell."""
+    drawn = {s.name for s in spec.statements if s.values_from_data}
+    named = [r for r in off if r.name in drawn and r.replay_calls]
+    if not named:
+        return ""
+    shown = ", ".join(r.name for r in named[:3])
+    if len(named) > 3:
+        shown += f" and {len(named) - 3} more"
+    hidden = (
+        ": the clients send prepared statements, whose values a watch cannot see"
+        if spec.protocol == "prepared"
+        else ""
+    )
+    return (
+        f"{shown} ({sum(r.share for r in named):.0%} of the source's time) draw their "
+        "values from the data's statistics, which know the values that exist, not which "
+        f"the clients ask for (hot keys, recent rows){hidden}; the clients' own values "
+        f"would tell: {TELL_VALUES}"
+    )
 
 
 def assess(spec: ReplaySpec, runs: Sequence[Run]) -> Fidelity:
@@ -154,6 +184,9 @@ def assess(spec: ReplaySpec, runs: Sequence[Run]) -> Fidelity:
     for query, why, share in spec.dropped_writes:
         reasons.append(f"a write left out ({share:.1%} of the time): {query[:80]}: {why}")
     off = [r for r in rows if r.judged and not r.within]
+    unseen = _values_unseen(spec, off)
+    if unseen:
+        reasons.append(unseen)
     for r in off:
         reasons.append(f"{r.name}: {r.why}")
     source_per_commit = spec.statements_per_commit

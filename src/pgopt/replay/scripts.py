@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..source.catalog import SourceStatement
 from ..words import plural
-from .draws import Draw, FromPool, RangeDraw, render, rows_per_value
+from .draws import Draw, FromPool, RangeDraw, from_the_data, render, rows_per_value
 from .param_binding import ColumnUse
 from .selection import Candidate
 from .tag import tagged
@@ -34,6 +34,7 @@ class Block:
     lines: tuple[str, ...]
     assumptions: tuple[str, ...]  # how each parameter is drawn, and what that assumes
     unverified: str = ""  # a guess the fidelity check cannot see through, said
+    values_from_data: bool = False  # a column's values drawn from the data, not the calls
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,7 @@ def block(
         tuple(lines),
         tuple(notes[n] for n in sorted(notes)),
         unverified,
+        any(from_the_data(d) for d in draws.values()),
     )
 
 

@@ -188,7 +188,7 @@ def _values_from(workload: SourceWorkload, seen: SeenValues | None) -> str:
     if workload.protocol == "prepared":
         return (
             f"{statistics}: the clients send prepared statements, whose values a watch "
-            "cannot see (a log capture, --source-log, holds them)"
+            "cannot see (a log capture holds them: --source-capture S or --source-log FILE)"
         )
     if seen is not None and seen.calls:
         return f"{statistics}: {seen.note}"
