@@ -257,27 +257,42 @@ class Source:
                     conn.execute(f"alter system set {name} = '{value}'")  # type: ignore[arg-type]
             conn.execute("select pg_reload_conf()")
 
+    def deadlocks(self) -> int:
+        """The deadlocks the server has broken in the application's database so far
+        (each cost a transaction deadlock_timeout, 1 s, of waiting first)."""
+        with psycopg.connect(self.dsn, autocommit=True) as conn:
+            row = conn.execute(
+                "select deadlocks from pg_stat_database where datname = current_database()"
+            ).fetchone()
+        return int(row[0]) if row else 0
+
     def measured(
         self, client: Client, case: Case, variant: str, seconds: float
-    ) -> tuple[float, float, float]:
-        """The application's rate over `seconds`, and the CPU its client and the server
-        spent on each of its transactions (or requests), in µs."""
+    ) -> tuple[float, float, float, int]:
+        """The application's rate over `seconds`, the CPU its client and the server
+        spent on each of its transactions (or requests), in µs, and its deadlocks."""
         self.sql("checkpoint")
         if variant == "b":
             self.settings(case.settings)
             self.sql(*case.b_sql)
         try:
+            deadlocks = self.deadlocks()
             client_before = _children_cpu_s()
             server_before = self.server.server_cpu_s() or 0.0
             rate = client.rate(seconds)
             client_s = _children_cpu_s() - client_before
             server_s = (self.server.server_cpu_s() or 0.0) - server_before
             done = rate * seconds or 1.0
-            return rate, client_s / done * 1e6, server_s / done * 1e6
+            deadlocks = self.deadlocks() - deadlocks
+            return rate, client_s / done * 1e6, server_s / done * 1e6, deadlocks
         finally:
             if variant == "b":
                 self.settings(case.settings, reset=True)
                 self.sql(*case.undo_sql)
+
+
+def _deadlocks(by_arm: dict[str, list[int]]) -> str:
+    return ", ".join(f"{arm.upper()} {by_arm.get(arm, [])}" for arm in ("a", "b"))
 
 
 def _children_cpu_s() -> float:
@@ -304,6 +319,7 @@ def truth(
     arms = ["a", "b", *(["logged"] if "log" in ways else [])]
     runs: dict[str, list[float]] = {arm: [] for arm in arms}
     cpu: dict[str, list[tuple[float, float]]] = {arm: [] for arm in arms}
+    deadlocks: dict[str, list[int]] = {arm: [] for arm in arms}
     for _ in range(source.args.rounds):
         for arm in rng.sample(arms, len(arms)):
             if arm == "logged":
@@ -316,7 +332,13 @@ def truth(
                 rate, *costs = source.measured(client, case, arm, source.args.seconds)
             runs[arm].append(rate)
             cpu[arm].append((costs[0], costs[1]))
-    told = {**_judged(runs["a"], runs["b"]), "runs": runs, "cpu_us": _cpu_us(cpu["a"], cpu["b"])}
+            deadlocks[arm].append(int(costs[2]))
+    told = {
+        **_judged(runs["a"], runs["b"]),
+        "runs": runs,
+        "cpu_us": _cpu_us(cpu["a"], cpu["b"]),
+        "deadlocks": {arm: deadlocks[arm] for arm in ("a", "b")},
+    }
     if "logged" in runs:
         told["log_cost"] = _judged(runs["a"], runs["logged"])
     return told
@@ -399,6 +421,13 @@ def pgopt_ab(
         "database_share": share,
         "application_bound": application_bound(b["median"], share) if share else None,
         "cpu_us": _replay_cpu_us(document),
+        "deadlocks": {
+            s["name"]: [
+                int((r.get("stats") or {}).get("database", {}).get("deadlocks", 0))
+                for r in s["runs"]
+            ]
+            for s in document["steps"]
+        },
         "failed_checks": sorted(
             {
                 f"{step['name']}: {c['name']}: {c.get('detail', '')}"
@@ -548,8 +577,10 @@ def main() -> None:
                         print(f"    check failed: {failed}")
                     if r.get("cpu_us"):
                         print(f"    CPU a transaction, pgbench and its server: {_cpu(r['cpu_us'])}")
+                    print(f"    deadlocks a run: {_deadlocks(r['deadlocks'])}")
                 own = _cpu(told["cpu_us"])
                 print(f"  CPU a transaction, the application and its server: {own}")
+                print(f"  deadlocks a run, the application: {_deadlocks(told['deadlocks'])}")
                 if "log_cost" in told:
                     print(
                         f"  the log capture's cost to the application: {_ratio(told['log_cost'])}"

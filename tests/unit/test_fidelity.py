@@ -218,3 +218,20 @@ def test_statements_off_whose_values_came_from_the_data_say_what_would_tell() ->
     )
     drawn_within = (replace(SOURCE[0], values_from_data=True), *SOURCE[1:])
     assert assess(spec(statements=drawn_within), [run()]).reasons == ()
+
+
+def test_a_source_time_that_is_one_calls_wait_is_said_and_still_counts() -> None:
+    """sysbench's `UPDATE sbtest3 SET c=$1 WHERE id=$2` in a capture of 2026-11-28:
+    0.475 ms a call over 2,211 calls, against the replay's 0.021, where one call
+    waited about a second and the other calls took 0.022. The
+    statement stays off, with that said; a slow statement whose calls are all slow
+    gets no such note."""
+    waited = replace(SOURCE[1], total_ms=1050.0, max_ms=1000.0)  # 1,000 calls
+    fidelity = assess(spec(statements=(SOURCE[0], waited, SOURCE[2])), [run()])
+    q02 = fidelity.statements[1]
+    assert not q02.within and fidelity.verdict == "partial"
+    assert q02.why.startswith("0.06 ms a call against the source's 1.05 (its slowest call")
+    assert "took 1,000 ms, its other calls 0.0501 a call as the replay's" in q02.why
+    slow = replace(SOURCE[1], total_ms=1050.0, max_ms=2.0)
+    q02 = assess(spec(statements=(SOURCE[0], slow, SOURCE[2])), [run()]).statements[1]
+    assert not q02.within and q02.why == "0.06 ms a call against the source's 1.05"

@@ -57,6 +57,7 @@ def replay_spec(
                 b.unverified,
                 b.statement.blocks_read,
                 b.values_from_data,
+                b.statement.max_ms,
             )
             for b in synthesis.blocks
         ),

@@ -168,6 +168,7 @@ class SourceFigures:
     unverified: str = ""  # why the replay's work on it cannot be checked (a guess)
     blocks_read: int = 0  # of `blocks`, read into shared buffers: the cache's misses
     values_from_data: bool = False  # a column's values drawn from the data's statistics
+    max_ms: float = 0.0  # the source's slowest call
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 -- PostgreSQL 13.
 select s.queryid::text as queryid, s.query, s.calls, s.total_exec_time as total_ms,
        s.rows, s.shared_blks_hit + s.shared_blks_read as blocks,
-       s.shared_blks_read as blocks_read
+       s.shared_blks_read as blocks_read, s.max_exec_time as max_ms
 from pg_stat_statements s
 where s.dbid = (select oid from pg_database where datname = current_database())
   and s.calls > 0 and s.queryid is not null

@@ -25,6 +25,7 @@ class SourceStatement:
     rows: int = 0
     blocks: int = 0  # shared blocks hit and read
     blocks_read: int = 0  # of them, read into shared buffers: the cache's misses
+    max_ms: float = 0.0  # its slowest call
 
     @property
     def rows_per_call(self) -> float:

@@ -109,6 +109,7 @@ def read_statements(conn: psycopg.Connection[Any], where: str) -> list[SourceSta
             int(r["rows"] or 0),
             int(r["blocks"] or 0),
             int(r["blocks_read"] or 0),
+            float(r["max_ms"] or 0.0),
         )
         for r in rows
         if not _not_the_clients(str(r["query"]))
