@@ -53,6 +53,8 @@ def test_smoke_lab_is_sliced_but_its_detailed_first_round() -> None:
     assert segment.slice_s == SLICE_S == 1 and segment.why_whole == ""
     assert [r.slices for r in segment.rounds] == [1] + [10] * 9  # --latencies first
     assert "round 1 whole" in segment.describe_slicing()
+    # --dry-run builds no data: whether it crowds shared_buffers is said as a condition
+    assert segment.describe_slicing().endswith("once built, is more than shared_buffers")
     every = plan_steps(lab, resolve_params(lab, duration=10, latencies="none"), FACTS)
     assert {r.slices for r in every.segments[0].rounds} == {10}
 

@@ -37,7 +37,9 @@ class Segment:
         text = f"runs in interleaved slices of {self.slice_s}s"
         if whole:
             text += f" (round {', '.join(map(str, whole))} whole: pgbench's latencies)"
-        return text
+        # engine/slices.py `crowded`: known only once the data is built
+        crowded = "the steps' data together, once built, is more than shared_buffers"
+        return f"{text}, or whole runs where {crowded}"
 
 
 @dataclass(frozen=True)
