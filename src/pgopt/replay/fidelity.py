@@ -23,6 +23,11 @@ The verdict, by the thresholds in THRESHOLDS (each in the report beside it):
 - partial: at least half of the source's time replayed by statements within those
   bounds;
 - unfaithful: less.
+
+Where statements are off, the first reason names those whose values were drawn
+from the data's statistics rather than the clients' calls, and what would tell.
+A statement whose time a call is one call's wait (its slowest call in
+pg_stat_statements) has that said in its reason, and it still counts.
 """
 
 from __future__ import annotations
@@ -145,9 +150,8 @@ def _statement(source: SourceFigures, replay: _Totals | None) -> StatementFideli
             f"{s_read:.3g} (the replay's cache misses differ: its values touch more or "
             "less of the data than the source's clients ask for, which a log capture "
             "(--source-capture, --source-log) holds, or a watch of clients that send "
-            "literals; its runs "
-            "start from a copy whose buffers are cold, which --warmup fills; or its "
-            "server has other memory)"
+            "literals; its runs start from a copy whose buffers are cold, which --warmup "
+            "fills; or its server has other memory)"
         )
     return StatementFidelity(
         source.name, source.query, source.share, source.calls, s_rows, s_ms, s_blocks,
