@@ -6,7 +6,8 @@ On one throwaway PostgreSQL 18, sysbench's `oltp_read_write` (4 tables of 100,00
 rows) runs `--runs` times for `--seconds` each, alternating A and B from A, a
 CHECKPOINT before each as replay_truth.py does; its sessions are sampled every 10 ms
 from pg_stat_activity (state and wait event; CPU where none). Prints each run's
-transactions a second, its deadlocks (pg_stat_database) and its eight largest shares.
+transactions a second, its deadlocks (pg_stat_database), its WAL and full-page images
+a transaction (pg_stat_wal), the autovacuums it met, and its eight largest shares.
 Run from the repository root:
 
     .venv/bin/python bench/sysbench_waits.py [--runs 3] [--seconds 8] [--threads 4]
@@ -60,18 +61,25 @@ def main() -> None:
                 conn.execute(f"alter system set synchronous_commit = {sync}")  # type: ignore[arg-type]
                 conn.execute("select pg_reload_conf()")
                 conn.execute("checkpoint")
-            shares, rate, deadlocks = _sampled(dsn, sysbench, args)
+            shares, rate, counted = _sampled(dsn, sysbench, args)
             top = ", ".join(f"{k} {v:.0%}" for k, v in shares.most_common(8))
-            print(f"{arm}: {rate:,.0f} transactions a second, {deadlocks} deadlocks; {top}")
+            done = rate * args.seconds or 1.0
+            print(
+                f"{arm}: {rate:,.0f} transactions a second, {counted['deadlocks']} deadlocks, "
+                f"{counted['wal_bytes'] / done:,.0f} bytes and {counted['wal_fpi'] / done:.2f} "
+                f"full-page images of WAL a transaction, {counted['autovacuums']} "
+                f"autovacuums; {top}"
+            )
 
 
 def _sampled(
     dsn: str, sysbench: list[str], args: argparse.Namespace
-) -> tuple[Counter[str], float, int]:
-    """One run of sysbench, its sessions sampled: their shares, its rate, its deadlocks."""
+) -> tuple[Counter[str], float, dict[str, int]]:
+    """One run of sysbench, its sessions sampled: their shares, its rate, and what the
+    server counted over it (COUNTERS)."""
     counts: Counter[str] = Counter()
     with psycopg.connect(dsn, autocommit=True) as conn:
-        deadlocks = _deadlocks(conn)
+        before = _counters(conn)
         run = [*sysbench, "run", f"--threads={args.threads}", f"--time={args.seconds}"]
         client = subprocess.Popen(run, stdout=subprocess.PIPE, text=True)
         time.sleep(1)  # its connections made
@@ -79,19 +87,26 @@ def _sampled(
             for state, wait in conn.execute(SAMPLE):
                 counts[f"{state} {wait}"] += 1
             time.sleep(0.01)
-        deadlocks = _deadlocks(conn) - deadlocks
+        after = _counters(conn)
     out = client.stdout.read() if client.stdout else ""
     found = re.search(r"transactions:\s+\d+\s+\(([\d.]+) per sec", out)
     total = sum(counts.values()) or 1
     shares = Counter({k: v / total for k, v in counts.items()})
-    return shares, float(found.group(1)) if found else 0.0, deadlocks
+    counted = {k: after[k] - before[k] for k in after}
+    return shares, float(found.group(1)) if found else 0.0, counted
 
 
-def _deadlocks(conn: psycopg.Connection[tuple[object, ...]]) -> int:
-    row = conn.execute(
-        "select deadlocks from pg_stat_database where datname = current_database()"
-    ).fetchone()
-    return int(str(row[0])) if row else 0
+COUNTERS = """
+select (select deadlocks from pg_stat_database where datname = current_database()),
+       (select wal_bytes from pg_stat_wal), (select wal_fpi from pg_stat_wal),
+       (select sum(autovacuum_count + autoanalyze_count) from pg_stat_user_tables)
+"""
+
+
+def _counters(conn: psycopg.Connection[tuple[object, ...]]) -> dict[str, int]:
+    row = conn.execute(COUNTERS).fetchone() or (0, 0, 0, 0)
+    names = ("deadlocks", "wal_bytes", "wal_fpi", "autovacuums")
+    return {name: int(str(value or 0)) for name, value in zip(names, row, strict=True)}
 
 
 if __name__ == "__main__":
