@@ -39,7 +39,7 @@ from typing import Any
 from ..lab.spec import ReplaySpec, SourceFigures
 from ..model.fidelity import Fidelity, StatementFidelity
 from ..model.result import Run
-from ..source.shape import TELL_CLIENTS, TELL_SHAPE
+from ..source.shape import TELL_CLIENTS, TELL_SHAPE, TELL_VALUES
 from .tag import tag_of
 
 THRESHOLDS = {
@@ -158,12 +158,6 @@ def _statement(source: SourceFigures, replay: _Totals | None) -> StatementFideli
         replay.calls, r_rows, r_ms, r_blocks, judged, not why, "; ".join(why),
         s_read, r_read,
     )  # fmt: skip
-
-
-TELL_VALUES = (
-    "--source-capture S (the source logs a share of its calls for S seconds, its "
-    "settings put back after) or --source-log FILE"
-)
 
 
 def _values_unseen(spec: ReplaySpec, off: Sequence[StatementFidelity]) -> str:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from ..source.capture import Capture
 from ..source.catalog import Catalog, SourceStatement, SourceWorkload
 from ..source.seen import SeenValues
+from ..source.shape import TELL_VALUES
 from .captured_scripts import Steps, captured_scripts
 from .draws import INTEGER_TYPES, Pool
 from .param_binding import ColumnUse
@@ -188,7 +189,7 @@ def _values_from(workload: SourceWorkload, seen: SeenValues | None) -> str:
     if workload.protocol == "prepared":
         return (
             f"{statistics}: the clients send prepared statements, whose values a watch "
-            "cannot see (a log capture holds them: --source-capture S or --source-log FILE)"
+            f"cannot see (a log capture holds them: {TELL_VALUES})"
         )
     if seen is not None and seen.calls:
         return f"{statistics}: {seen.note}"
