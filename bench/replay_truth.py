@@ -19,8 +19,9 @@ throwaway PostgreSQL 18:
 Prints, per case and way, both ratios with their 95% intervals and verdicts, the
 distance |ln(pgopt / application)|, whether the intervals overlap, the replay's
 fidelity and copy, and the database's share of the source's busy session time with
-Amdahl's bound on what pgopt's ratio is worth to the application. `--json FILE`
-keeps them. Run from the repository root (the shop needs `pip install -e '.[bench]'`):
+Amdahl's bound on what pgopt's ratio is worth to the application; at the end, every
+row in one table and the goal's line (bench/truth_goal.py). `--json FILE` keeps them.
+Run from the repository root (the shop needs `pip install -e '.[bench]'`):
 
     .venv/bin/python bench/replay_truth.py [--cases sync_rw,shop_index,...] [--ways capture]
         [--json out.json]
@@ -44,7 +45,8 @@ from typing import Any
 
 import psycopg
 from common import run_pgopt, stop_cleanly_on_signals
-from truth_clients import Client, Shop, Sysbench, agreement
+from truth_clients import Client, Shop, Sysbench
+from truth_goal import agreement, goal_lines
 
 from pgopt.analysis.amdahl import application_bound, shared_cpu_estimate
 from pgopt.analysis.verdicts import Rule, paired, verdict
@@ -587,6 +589,8 @@ def main() -> None:
                     )
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    if rows:
+        print("\n" + "\n".join(goal_lines(rows)))
     if args.json:
         args.json.write_text(json.dumps({"command": sys.argv, "cases": rows}, indent=2))
 

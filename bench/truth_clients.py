@@ -2,21 +2,19 @@
 sysbench (its OLTP Lua scripts in a C client) and a Django web shop (bench/shop_load.py:
 the ORM writes its SQL). Each prepares its data on the source, runs for some seconds
 and says its own rate (transactions or requests a second), or runs in the background
-while pgopt watches; and how far pgopt's ratio is from the application's (pure)."""
+while pgopt watches (how far pgopt's ratio is from theirs: bench/truth_goal.py)."""
 
 from __future__ import annotations
 
 import json
-import math
 import re
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 SHOP_LOAD = Path(__file__).resolve().parent / "shop_load.py"
-WITHIN = 0.15  # the goal: pgopt's point ratio within 15% of the application's
 
 
 class Client(Protocol):
@@ -117,16 +115,3 @@ class Shop:
             self._command("run", "--workers", str(self.workers), "--seconds", str(seconds)),
             stdout=subprocess.DEVNULL,
         )
-
-
-def agreement(application: dict[str, Any], pgopt: dict[str, Any]) -> dict[str, Any]:
-    """How far pgopt's ratio is from the application's: |ln(pgopt / application)|,
-    whether the point ratios are within WITHIN of each other, and whether their 95%
-    intervals overlap."""
-    distance = abs(math.log(pgopt["ratio"] / application["ratio"]))
-    (a_low, a_high), (p_low, p_high) = application["ci95"], pgopt["ci95"]
-    return {
-        "distance": round(distance, 3),
-        "within": distance <= math.log(1 + WITHIN),
-        "overlap": p_low <= a_high and a_low <= p_high,
-    }

@@ -1,12 +1,13 @@
-"""bench/truth_clients.py: how far pgopt's ratio is from the application's own, the
-measure bench/replay_truth.py reports per case (pure)."""
+"""bench/truth_goal.py: how far pgopt's ratio is from the application's own, the
+measure bench/replay_truth.py reports per case, and the goal it reports (pure)."""
 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
-from bench.truth_clients import agreement
+from bench.truth_goal import agreement, goal_lines, goal_rows
 
 
 @pytest.mark.parametrize(
@@ -31,3 +32,49 @@ def test_distance_within_and_overlap(
     found = agreement(a, p)
     assert found["distance"] == round(abs(math.log(pgopt[0] / application[0])), 3)
     assert (found["within"], found["overlap"]) == (within, overlap)
+
+
+def _judged(ratio: float, low: float, high: float, verdict: str) -> dict[str, Any]:
+    return {"ratio": ratio, "ci95": [low, high], "verdict": verdict}
+
+
+def _pgopt(told: dict[str, Any], ratio: float, low: float, high: float, fidelity: str) -> Any:
+    r = {**_judged(ratio, low, high, "faster"), "fidelity": fidelity}
+    return r | agreement(told, r)
+
+
+def test_the_goal_counts_the_rows_the_application_decides_and_names_the_unfaithful_misses() -> None:
+    # the fifth session's table: oltp_read_write watched (hot keys unseen) and captured,
+    # and this session's first capture, where sysbench's own A/B did not decide
+    busy = _judged(2.14, 1.80, 2.55, "faster")
+    undecided = _judged(1.21, 0.92, 1.60, "inconclusive")
+    cases = [
+        {
+            "case": "sync_rw",
+            "truth": busy,
+            "watch": _pgopt(busy, 1.45, 1.30, 1.62, "unfaithful"),
+            "capture": _pgopt(busy, 2.11, 1.69, 2.65, "faithful"),
+        },
+        {
+            "case": "sync_rw again",
+            "truth": undecided,
+            "capture": _pgopt(undecided, 1.18, 1.02, 1.37, "faithful"),
+        },
+        {"case": "shop", "truth": busy, "watch": {"error": "pgopt: error: no statements"}},
+    ]
+    rows = goal_rows(cases)
+    assert [(r["case"], r["way"], r["decided"], r["met"]) for r in rows] == [
+        ("sync_rw", "watch", True, False),  # 0.39 apart
+        ("sync_rw", "capture", True, True),  # 0.01 apart, overlapping
+        ("sync_rw again", "capture", False, True),
+        ("shop", "watch", True, False),  # a run that failed is a miss
+    ]
+    lines = goal_lines(cases)
+    assert lines[2].endswith("| 0.39 | unfaithful | missed |"), lines[2]
+    assert lines[4].endswith("| not decided by the application |"), lines[4]
+    assert "| error |" in lines[5]
+    assert lines[-1] == (
+        "The goal (within 15%, intervals overlapping, where the application decides): "
+        "1 of 3 rows met; of the 2 missed, 1 pgopt itself called unfaithful; "
+        "1 not decided by the application."
+    )
