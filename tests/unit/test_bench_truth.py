@@ -61,6 +61,11 @@ def test_the_goal_counts_the_rows_the_application_decides_and_names_the_unfaithf
             "capture": _pgopt(undecided, 1.18, 1.02, 1.37, "faithful"),
         },
         {"case": "shop", "truth": busy, "watch": {"error": "pgopt: error: no statements"}},
+        {
+            "case": "shop_index",  # the sixth session's: the database's ratio is not the shop's
+            "truth": (shop := _judged(1.61, 1.45, 1.78, "faster")),
+            "watch": _pgopt(shop, 6.28, 5.19, 7.61, "faithful") | {"shared_cpu_estimate": 1.77},
+        },
     ]
     rows = goal_rows(cases)
     assert [(r["case"], r["way"], r["decided"], r["met"]) for r in rows] == [
@@ -68,13 +73,18 @@ def test_the_goal_counts_the_rows_the_application_decides_and_names_the_unfaithf
         ("sync_rw", "capture", True, True),  # 0.01 apart, overlapping
         ("sync_rw again", "capture", False, True),
         ("shop", "watch", True, False),  # a run that failed is a miss
+        ("shop_index", "watch", True, False),
     ]
+    assert rows[-1]["estimate_distance"] == pytest.approx(math.log(1.77 / 1.61))
     lines = goal_lines(cases)
-    assert lines[2].endswith("| 0.39 | unfaithful | missed |"), lines[2]
+    assert lines[2].endswith("| 0.39 |  | unfaithful | missed |"), lines[2]
     assert lines[4].endswith("| not decided by the application |"), lines[4]
     assert "| error |" in lines[5]
-    assert lines[-1] == (
+    assert lines[6].endswith("| 1.36 | ×1.77 (0.09) | faithful | missed |"), lines[6]
+    assert lines[-2:] == [
         "The goal (within 15%, intervals overlapping, where the application decides): "
-        "1 of 3 rows met; of the 2 missed, 1 pgopt itself called unfaithful; "
-        "1 not decided by the application."
-    )
+        "1 of 4 rows met; of the 3 missed, 1 pgopt itself called unfaithful; "
+        "1 not decided by the application.",
+        "pgopt's estimate for an application whose own work is CPU on the database's "
+        "cores (a point, no interval): within 15% on 1 of 1 decided rows.",
+    ]
