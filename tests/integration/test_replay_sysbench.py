@@ -348,15 +348,18 @@ def test_an_idle_source_tells_its_transactions_from_what_it_keeps_or_says_it_can
         assert fidelity["verdict"] != "faithful"
 
 
-ARM = re.compile(r"(?:when :pgopt_r\d+ <= (\d+) then|else) (?:random\((\d+), (\d+)\)|(\d+))")
+LEAF = re.compile(r"(?:then|else) (?:random\((\d+), (\d+)\)|(\d+))")
+CUT = re.compile(r"<= (\d+) then")
 
 
 def weight_near(line: str, low: int, high: int) -> float:
     """The share of a `\\set ... case when ...` draw's weight (DRAW in all) on values
-    in [low, high], a `random(a, b)` arm counted by the part of it inside."""
+    in [low, high], a `random(a, b)` arm counted by the part of it inside. Its arms
+    are the leaves in order, whether pgbench reads them in order or by halves; the
+    cuts, sorted, are where each leaf ends."""
     near = last = 0.0
-    for cut, a, b, value in ARM.findall(line):
-        end = int(cut) if cut else DRAW
+    ends = [*sorted(int(c) for c in CUT.findall(line)), DRAW]
+    for (a, b, value), end in zip(LEAF.findall(line), ends, strict=True):
         weight, last = end - last, end
         lo, hi = (int(a), int(b)) if a else (int(value), int(value))
         inside = max(0, min(hi, high) - max(lo, low) + 1)
