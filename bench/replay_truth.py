@@ -48,7 +48,7 @@ from common import run_pgopt, stop_cleanly_on_signals
 from truth_clients import Client, Shop, Sysbench
 from truth_goal import agreement, goal_lines
 
-from pgopt.analysis.amdahl import application_bound, shared_cpu_estimate
+from pgopt.analysis.amdahl import application_bound, cpus_bind, shared_cpu_estimate
 from pgopt.analysis.verdicts import Rule, paired, verdict
 from pgopt.binaries import find_binaries
 from pgopt.servers.embedded import EmbeddedTarget
@@ -448,7 +448,7 @@ def _shared_cpus(document: dict[str, Any], ratio: float) -> dict[str, Any]:
     busy, cpu_share = fidelity.get("host_busy"), fidelity.get("database_cpu_share")
     steps = {s["name"]: s.get("server_cpu_us_per_tx") for s in document["steps"]}
     out = {"host_busy": busy, "database_cpu_share": cpu_share, "shared_cpu_estimate": None}
-    if busy is not None and cpu_share and steps["a"] and steps["b"]:
+    if busy is not None and cpus_bind(busy) and cpu_share and steps["a"] and steps["b"]:
         cpu_ratio = steps["b"]["median"] / steps["a"]["median"]
         out["shared_cpu_estimate"] = shared_cpu_estimate(ratio, cpu_share, cpu_ratio)
     return out

@@ -63,6 +63,12 @@ def test_an_application_on_the_sources_own_cpus_gets_the_cpu_it_saves(replay: La
         here.step("b").ratio_vs_baseline.median, 0.5, b.median / a.median
     )
     assert f"about ×{estimate:.2f} to it" in text  # an application whose work is CPU here
+    # CPUs idle most of the watch (a source that went quiet): no estimate for them
+    assert here.fidelity is not None
+    idle = replace(here, fidelity=replace(here.fidelity, host_busy=0.04))
+    text = _texts(idle)["The application"]
+    assert "whose CPUs were 4% busy during the watch" in text
+    assert "idle more than half the time" in text and "to it" not in text.split("watch")[-1]
 
 
 def test_a_change_to_commits_on_an_unknown_shape_says_so(replay: LabResult) -> None:

@@ -4,7 +4,7 @@ section with every statement, the whole workload's figures and the thresholds.""
 
 from __future__ import annotations
 
-from ..analysis.amdahl import application_bound, shared_cpu_estimate
+from ..analysis.amdahl import application_bound, cpus_bind, shared_cpu_estimate
 from ..model.fidelity import Fidelity, StatementFidelity
 from ..model.result import LabResult
 from .blocks import Block, Cell, Inline, Items, Section, Span, Style, Table, plain
@@ -99,6 +99,11 @@ def _shared_cpus(fidelity: Fidelity, result: LabResult) -> str:
         f" The source runs on this machine, whose CPUs were {busy:.0%} busy during the "
         f"watch, the database {cpu_share:.0%} of that"
     )
+    if not cpus_bind(busy):
+        return (
+            seen + ": idle more than half the time, so the CPU the database saves is not "
+            "what holds an application on them back."
+        )
     base = result.steps[0].server_cpu_us_per_tx if result.steps else None
     estimates = []
     for step in result.steps[1:]:
