@@ -6,7 +6,7 @@ from pathlib import Path
 
 import psycopg
 
-from pgopt.pgbench.command import PgbenchSpec, QueryMode, ScriptRef
+from pgopt.pgbench.command import PgbenchSpec, ScriptRef
 from pgopt.pgbench.runner import run_pgbench
 from pgopt.replay.draws import DRAW, Pool, RangeDraw, cumulative_cuts, render, widths
 from pgopt.servers.embedded import EmbeddedTarget
@@ -37,15 +37,7 @@ def test_pgbench_picks_the_arm_the_cuts_give_for_every_draw(
     env = server.client_env() | {"PGDATABASE": dsn.rsplit("/", 1)[1]}
     run_pgbench(
         server.binaries.path("pgbench"),
-        PgbenchSpec(
-            scripts=(ScriptRef(path=script),),
-            mode=QueryMode.PREPARED,
-            clients=1,
-            threads=1,
-            duration_s=None,
-            transactions=DRAW,
-            log_prefix=tmp_path / "log",
-        ),
+        PgbenchSpec((ScriptRef(path=script),), duration_s=None, transactions=DRAW),
         env,
         cwd=tmp_path,
     )
