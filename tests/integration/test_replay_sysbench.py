@@ -313,7 +313,11 @@ def test_the_index_sysbench_reads_by_is_found_from_its_own_workload(
 
 
 def test_an_idle_source_tells_its_transactions_from_what_it_keeps_or_says_it_cannot(
-    source_server: EmbeddedTarget, sysbench_db: str, workdir: Path, tmp_path: Path
+    source_server: EmbeddedTarget,
+    sysbench_db: str,
+    workdir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     """sysbench runs and stops; then pgopt watches a quiet source (a staging server,
     a quiet hour). Its statements a commit come from what the source keeps since its
@@ -331,6 +335,7 @@ def test_an_idle_source_tells_its_transactions_from_what_it_keeps_or_says_it_can
                 conn.execute("select pg_stat_reset()")
         subprocess.run([*run, "run"], check=True, capture_output=True, timeout=60)
         assert main([*command, "--out", str(out)]) == 0
+        assert "watching the source for 1 s: its sessions every 0.5 s" in capsys.readouterr().err
         fidelity = load_document(out)["fidelity"]
         readme = (out / "workload" / "README.md").read_text()
         assert "the 1-s watch saw no work" in readme

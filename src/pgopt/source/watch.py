@@ -15,6 +15,7 @@ from typing import Any
 
 import psycopg
 
+from ..consoles import err
 from ..queries import find, load
 from ..servers.read_only import dict_rows
 from .catalog import SourceWorkload
@@ -46,6 +47,11 @@ def how_clients_ran(conn: psycopg.Connection[Any], seconds: float) -> ClientsRan
     kept, why = _kept(conn, installed)
     if seconds <= 0:
         return ClientsRan(shape(None, kept, why))
+    err.print(
+        f"watching the source for {seconds:g} s: its sessions every {SAMPLE_EVERY_S:g} s, "
+        "the statements and commits it counts, the values of calls sent as literals",
+        highlight=False,
+    )
     watch, literal_calls = _watch(conn, seconds, installed)
     return ClientsRan(shape(watch, kept, why), literal_calls)
 
