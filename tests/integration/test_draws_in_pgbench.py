@@ -1,5 +1,5 @@
 """A replay's draw as pgbench evaluates it: for every one of the DRAW values of its
-random number, the arm pgbench's `case` picks (read by halves, replay/draws.py) is
+random number, the arm pgbench's `case` picks (read by halves, replay/values/draws.py) is
 the arm the cuts give, and so the arm `sample` mirrors in the unit tests."""
 
 from pathlib import Path
@@ -8,7 +8,7 @@ import psycopg
 
 from pgopt.pgbench.command import PgbenchSpec, ScriptRef
 from pgopt.pgbench.runner import run_pgbench
-from pgopt.replay.draws import DRAW, Pool, RangeDraw, cumulative_cuts, render, widths
+from pgopt.replay.values.draws import DRAW, Pool, RangeDraw, cumulative_cuts, render, widths
 from pgopt.servers.embedded import EmbeddedTarget
 
 from .conftest import new_database

@@ -24,8 +24,8 @@ import pytest
 from pgopt.binaries import PgBinaries
 from pgopt.cli import main
 from pgopt.replay import parameters
-from pgopt.replay.draws import DRAW
 from pgopt.replay.from_source import synthesize_from
+from pgopt.replay.values.draws import DRAW
 from pgopt.servers.embedded import EmbeddedTarget
 from pgopt.source.host_cpu import source_postmaster
 from pgopt.store import load_document

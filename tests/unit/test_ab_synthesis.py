@@ -10,7 +10,11 @@ import re
 
 import pytest
 
-from pgopt.replay.draws import (
+from pgopt.replay.param_binding import ColumnUse, Operand
+from pgopt.replay.replayable import shape_of
+from pgopt.replay.selection import select
+from pgopt.replay.synthesize import synthesize
+from pgopt.replay.values.draws import (
     DRAW,
     Pool,
     RangeDraw,
@@ -19,10 +23,6 @@ from pgopt.replay.draws import (
     pool_from_stats,
     sample,
 )
-from pgopt.replay.param_binding import ColumnUse, Operand
-from pgopt.replay.replayable import shape_of
-from pgopt.replay.selection import select
-from pgopt.replay.synthesize import synthesize
 from pgopt.replay.workload_files import keys_sql, workload_markdown
 from pgopt.source.catalog import Catalog, Column, SourceStatement, SourceWorkload, Table
 

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from pgopt.replay.draws import DRAW, RangeDraw, pool_from_values, sample
 from pgopt.replay.selection import select
 from pgopt.replay.synthesize import synthesize
+from pgopt.replay.values.draws import DRAW, RangeDraw, pool_from_values, sample
 from pgopt.source.capture import capture_of, literal_values, written_values
 from pgopt.source.catalog import SourceStatement
 from pgopt.source.log_reader import LogError, prefix_pattern, read_log

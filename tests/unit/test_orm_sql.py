@@ -10,12 +10,12 @@ import random
 import re
 
 from pgopt.queries import is_own, load
-from pgopt.replay.draws import ArrayOf, FromPool, pool_from_stats, sample
 from pgopt.replay.param_binding import ColumnUse
 from pgopt.replay.replayable import shape_of
 from pgopt.replay.selection import select
 from pgopt.replay.synthesize import synthesize
-from pgopt.replay.variants import VARIANTS
+from pgopt.replay.values.draws import ArrayOf, FromPool, pool_from_stats, sample
+from pgopt.replay.values.variants import VARIANTS
 from pgopt.source.capture import Capture
 from pgopt.source.catalog import Catalog, Column, SourceStatement, Table
 from pgopt.source.reader import foreign_key_check

@@ -8,9 +8,9 @@ from __future__ import annotations
 import random
 import re
 
-from pgopt.replay.draws import RangeDraw, pool_from_values, sample
 from pgopt.replay.selection import select
 from pgopt.replay.synthesize import synthesize
+from pgopt.replay.values.draws import RangeDraw, pool_from_values, sample
 from pgopt.source.catalog import SourceStatement, SourceWorkload
 from pgopt.source.seen import MIN_CALLS, seen_values
 from tests.unit.test_ab_synthesis import CATALOG, POOLS

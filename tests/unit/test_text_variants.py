@@ -1,4 +1,4 @@
-"""Text values chosen by pgbench (replay/variants.py, pure): one statement a value,
+"""Text values chosen by pgbench (replay/values/variants.py, pure): one statement a value,
 picked at its weight; more values than VARIANTS, drawn; a captured call's values
 together; and what pgbench runs holds one literal per parameter, no CASE."""
 
@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pgopt.replay.draws import ArrayOf, FromCalls, FromPool, Pool
-from pgopt.replay.variants import VARIANTS, chosen_by, is_text, variants
+from pgopt.replay.values.draws import ArrayOf, FromCalls, FromPool, Pool
+from pgopt.replay.values.variants import VARIANTS, chosen_by, is_text, variants
 
 
 def test_integers_stay_with_pgbench_and_text_is_written_out() -> None:

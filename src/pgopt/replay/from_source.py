@@ -32,11 +32,11 @@ from ..source.seen import SeenValues, seen_values
 from ..source.taken_log import TakenLog, take_log
 from ..source.watch import how_clients_ran
 from ..sqltree import tables_read
-from .draws import INTEGER_TYPES, Pool, pool_from_rows, pool_from_stats
 from .param_binding import ColumnUse
 from .parameters import needed_columns
 from .selection import Selection, select
 from .synthesize import NOT_SAMPLED, Synthesis, synthesize
+from .values.draws import INTEGER_TYPES, Pool, pool_from_rows, pool_from_stats
 
 
 def synthesize_from(

@@ -10,7 +10,10 @@ from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from ..source.catalog import Catalog, SourceStatement, Table
-from .draws import (
+from .param_binding import ColumnUse, Operand
+from .replayable import shape_of
+from .selection import Candidate, Selection
+from .values.draws import (
     ASSUMED,
     INTEGER_TYPES,
     ArrayOf,
@@ -26,9 +29,6 @@ from .draws import (
     pool_from_values,
     rows_per_value,
 )
-from .param_binding import ColumnUse, Operand
-from .replayable import shape_of
-from .selection import Candidate, Selection
 
 KEYS_SCHEMA = "pgopt_replay"  # the copy's sequences of new keys
 DEFAULT_ROWS = 10  # a range's rows per call, when nothing says more

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 from ..source.catalog import SourceStatement
 from ..words import plural
-from .draws import Draw, FromPool, RangeDraw, from_the_data, render, rows_per_value
 from .param_binding import ColumnUse
 from .selection import Candidate
 from .tag import tagged
-from .variants import chosen_by, is_text, variants
+from .values.draws import Draw, FromPool, RangeDraw, from_the_data, render, rows_per_value
+from .values.variants import chosen_by, is_text, variants
 
 MAX_WEIGHT = 100_000
 # PostgreSQL 18's pg_stat_statements keeps a list of constants as its first one and

@@ -12,9 +12,9 @@ import re
 from dataclasses import dataclass, replace
 
 from ..source.catalog import Catalog, SourceStatement
-from .draws import INTEGER_TYPES
 from .param_binding import ColumnUse, Operand
 from .replayable import Shape, shape_of
+from .values.draws import INTEGER_TYPES
 
 COVER = 0.90
 MAX_SCRIPTS = 100  # pgbench takes at most 128 scripts

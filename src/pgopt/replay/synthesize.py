@@ -21,12 +21,12 @@ from ..source.catalog import Catalog, SourceStatement, SourceWorkload
 from ..source.seen import SeenValues
 from ..source.shape import TELL_VALUES
 from .captured_scripts import Steps, captured_scripts
-from .draws import INTEGER_TYPES, Pool
 from .param_binding import ColumnUse
 from .parameters import Key, draws_of, new_key
 from .replayable import Shape
 from .scripts import Block, ScriptText, autocommit_scripts, block, choices, transaction_script
 from .selection import Candidate, Selection, Skipped
+from .values.draws import INTEGER_TYPES, Pool
 
 TRANSACTION_MIN = 1.5  # statements per commit from which transactions are grouped
 AUTOCOMMIT = "each statement its own transaction (one script each, weighted by its calls)"
