@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
+from fractions import Fraction
 
 import pytest
 
 from pgopt.replay.param_binding import ColumnUse, Operand
 from pgopt.replay.replayable import shape_of
+from pgopt.replay.scripts import TRANSACTIONS, cells_of
 from pgopt.replay.selection import select
 from pgopt.replay.synthesize import synthesize
 from pgopt.replay.values.draws import (
@@ -293,15 +296,33 @@ def test_statements_become_transactions_as_the_source_committed_them() -> None:
     assert [s.name for s in single.scripts] == ["q01", "q02", "q03"]
     assert single.shape.startswith("each statement its own")
     grouped = synthesize(chosen, CATALOG, POOLS, SourceWorkload(4.2, 4, "prepared", "sampled"))
-    (script,) = grouped.scripts
-    text = script.text
     assert grouped.shape.startswith("transactions of 4 statements")
-    assert text.count("\\set pgopt_s random(1, 7500)") == 4
-    assert text.index("BEGIN;") < text.index("\\if :pgopt_s <= 1000") < text.rindex("COMMIT;")
-    assert text.count("\\elif :pgopt_s <= 7000") == 4
-    # each slot's own \\if, and inside it the text statements' choice of a value
-    assert text.count("\\endif") == text.count("\\if ") == 4 + text.count("\\if :pgopt_v")
-    assert "transaction.sql" in workload_markdown(grouped)
+    assert [(s.name, s.weight) for s in grouped.scripts] == [
+        (f"transaction_{t:02d}", 1) for t in range(1, TRANSACTIONS + 1)
+    ]
+    # 6000, 1000 and 500 calls, 128 draws: 102.4, 17.07 and 8.53 of them; 102, 17 and 8
+    # written out, and one draw that picks among the three by the 0.4, 0.07 and 0.53 left
+    texts = "".join(s.text.split("BEGIN;\n", 1)[1] for s in grouped.scripts)
+    assert texts.count("COMMIT;\n") == TRANSACTIONS
+    assert texts.count("\\set pgopt_s random(1, 7500)") == 1
+    drawn = Counter(re.findall(r"^-- (q\d\d):", texts, re.M))
+    assert sorted(drawn.values()) == [8 + 1, 17 + 1, 102 + 1]
+    assert "transaction_01.sql" in workload_markdown(grouped)
+
+
+def test_each_choice_gets_exactly_its_share_of_the_transactions_draws() -> None:
+    """What the whole cells leave over is picked at run time by the leftovers, so the
+    draws a choice expects are its share of them exactly, however they round."""
+    rng = random.Random(56)
+    for _ in range(200):
+        weights = [rng.randint(1, 100_000) for _ in range(rng.randint(1, 40))]
+        cells = rng.randint(1, 64) * TRANSACTIONS
+        whole, rest = cells_of(weights, cells)
+        spare = cells - sum(whole)
+        assert 0 <= spare < len(weights) and sum(rest) == spare * sum(weights)
+        for w, n, r in zip(weights, whole, rest, strict=True):
+            expected = n + (Fraction(spare * r, sum(rest)) if spare else 0)
+            assert expected == Fraction(cells * w, sum(weights))
 
 
 def test_an_operand_no_data_holds_is_drawn_from_a_stated_range() -> None:
@@ -325,11 +346,13 @@ def test_a_delete_and_an_insert_of_one_key_go_together() -> None:
     work = SourceWorkload(4.0, 2, "prepared", "sampled")
     synthesis = synthesize(select(statements, CATALOG, 1.0), CATALOG, POOLS, work)
     assert synthesis.keys == ()  # the key comes back: no sequence needed
-    (script,) = synthesis.scripts
-    text = script.text
-    delete_at = text.index("delete /* pgopt q02 */ from orders where id = :pgopt_p1;")
-    insert_at = text.index("insert /* pgopt q03 */ into orders (id, status) values (:pgopt_key,")
-    assert text.index("\\set pgopt_key :pgopt_p1") < delete_at < insert_at
+    paired = [s.text for s in synthesis.scripts if "delete /* pgopt q02 */" in s.text]
+    assert paired
+    for text in paired:  # the first pair of each: it draws its key, deletes, inserts it
+        delete_at = text.index("delete /* pgopt q02 */ from orders where id = :pgopt_p1;")
+        insert = "insert /* pgopt q03 */ into orders (id, status) values (:pgopt_key,"
+        insert_at = text.index(insert)
+        assert text.index("\\set pgopt_key :pgopt_p1") < delete_at < insert_at
     # a draw of the pair is two statements: 4 a commit in 3 draws (2 pairs a 3 on average)
     assert synthesis.shape.startswith("transactions of 3 statements")
     notes = "\n".join(a for b in synthesis.blocks for a in b.assumptions)

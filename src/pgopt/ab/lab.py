@@ -23,6 +23,7 @@ from .spec import AbSpec, Variant
 
 StepsOf = Callable[[dict[str, Any]], list[dict[str, Any]]]
 
+SHOWN = 4  # scripts named in the description; past it, the first two and the last
 VACUUM_SQL = """\
 -- pgopt ab: hint bits and visibility maps as a live database has them (autovacuum's
 -- work): a run reads pages no earlier reader has to write. Once, on the data every
@@ -98,7 +99,10 @@ def _step(
 
 def _description(spec: AbSpec) -> str:
     data = ", ".join(p.name for p in spec.setup) or "each variant's own SQL"
-    workload = ", ".join(f"{s.name}@{s.weight}" for s in spec.scripts)
+    named = [f"{s.name}@{s.weight}" for s in spec.scripts]
+    workload = ", ".join(named if len(named) <= SHOWN else [*named[:2], "…", named[-1]])
+    if len(named) > SHOWN:
+        workload = f"{len(named)} scripts: {workload}"
     return (
         f"A/B of a workload ({workload}) on data built by {data}: each run starts from "
         "the same data, A and B in a random order per round; B's verdict is against A."

@@ -2,10 +2,12 @@
 draws, then its text tagged after its first word, `SELECT /* pgopt q01 */ ...`, by
 which the replay's pg_stat_statements row is found again: pgbench drops leading
 comments), the blocks weighted by their calls, as single-statement scripts
-(autocommit) or one transaction script of the source's statements per commit."""
+(autocommit) or transactions of the source's statements per commit, drawn in
+advance (a seeded shuffle: the same each time) and picked by pgbench."""
 
 from __future__ import annotations
 
+import random
 import re
 from dataclasses import dataclass
 
@@ -198,21 +200,51 @@ def autocommit_scripts(items: list[Choice]) -> tuple[ScriptText, ...]:
     )
 
 
-def transaction_script(
+TRANSACTIONS = 32  # transactions drawn in advance, each a script (pgbench takes 128)
+SEED = 56  # the draw of their order: the same workload each time
+
+
+def transaction_scripts(
     items: list[Choice], per_commit: float
 ) -> tuple[tuple[ScriptText, ...], int]:
-    """One script: BEGIN, as many draws as make `per_commit` statements on average
-    (each draw a choice by its calls), COMMIT; and that number of draws."""
+    """TRANSACTIONS scripts of BEGIN, as many draws as make `per_commit` statements on
+    average (each draw a choice by its calls), COMMIT, one picked a transaction by
+    pgbench's script weights; and that number of draws. Drawn here, not at each step:
+    pgbench steps over every line of an `\\if` chain it does not take, which cost it
+    80-90 µs a transaction for sixteen steps among 36 statements (bench/README.md)."""
     weights = weights_of(items)
     total = sum(weights)
     mean = sum(w * c.statements for w, c in zip(weights, items, strict=True)) / total
     slots = max(1, round(per_commit / mean))
-    lines = [
-        f"-- a transaction of {slots} draws ({slots * mean:.3g} statements on average), as",
-        "-- the source's commits had; each draw a statement by its share of the source's calls",
-        "BEGIN;",
-    ]
-    for _ in range(slots):
-        lines += pick(items, weights)
-    lines.append("COMMIT;")
-    return (ScriptText("transaction", 1, "\n".join(lines) + "\n"),), slots
+    whole, rest = cells_of(weights, TRANSACTIONS * slots)
+    order: list[int | None] = [i for i, n in enumerate(whole) for _ in range(n)]
+    order += [None] * (TRANSACTIONS * slots - len(order))
+    random.Random(SEED).shuffle(order)
+    left = [(c, r) for c, r in zip(items, rest, strict=True) if r]
+    spare = pick([c for c, _ in left], [r for _, r in left]) if left else []
+    scripts = []
+    for t in range(TRANSACTIONS):
+        cells = order[t * slots : (t + 1) * slots]
+        lines = [
+            f"-- transaction {t + 1} of {TRANSACTIONS}, drawn in advance: {slots} draws "
+            f"({slots * mean:.3g} statements on average, the source's commits had "
+            f"{per_commit:.3g}); over the "
+            f"{TRANSACTIONS}, each statement takes its share of the source's calls (a draw "
+            "that chooses at run time takes what the shares left over)",
+            "BEGIN;",
+        ]
+        for cell in cells:
+            lines += spare if cell is None else items[cell].lines
+        lines.append("COMMIT;")
+        scripts.append(ScriptText(f"transaction_{t + 1:02d}", 1, "\n".join(lines) + "\n"))
+    return tuple(scripts), slots
+
+
+def cells_of(weights: list[int], cells: int) -> tuple[list[int], list[int]]:
+    """The `cells` draws of the transactions shared by `weights`: each choice's whole
+    cells (its share, rounded down), and what its share leaves over, in 1/sum(weights)
+    of a cell. The cells left (fewer than the choices) pick by those leftovers, so a
+    choice's expected cells are exactly its share of `cells`."""
+    total = sum(weights)
+    whole = [cells * w // total for w in weights]
+    return whole, [cells * w - n * total for w, n in zip(weights, whole, strict=True)]

@@ -9,7 +9,7 @@ pg_stat_statements row is found again for the fidelity check. Blocks become
 scripts as the source ran them: one statement a transaction where its commits
 say so (autocommit), else transactions
 of the source's statements-per-commit slots, each slot one statement drawn by its
-calls, between BEGIN and COMMIT.
+calls, between BEGIN and COMMIT (drawn in advance: scripts.py).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from .captured_scripts import Steps, captured_scripts
 from .param_binding import ColumnUse
 from .parameters import Key, draws_of, new_key
 from .replayable import Shape
-from .scripts import Block, ScriptText, autocommit_scripts, block, choices, transaction_script
+from .scripts import Block, ScriptText, autocommit_scripts, block, choices, transaction_scripts
 from .selection import Candidate, Selection, Skipped
 from .values.draws import INTEGER_TYPES, Pool
 
@@ -157,10 +157,12 @@ def synthesize(
     elif not items:
         scripts = ()
     elif per_commit is not None and per_commit >= TRANSACTION_MIN:
-        scripts, slots = transaction_script(items, per_commit)
+        scripts, slots = transaction_scripts(items, per_commit)
         shape = (
             f"transactions of {slots} statements each, as the source's commits had on "
-            "average, each statement drawn by its share of the calls (transaction.sql)"
+            f"average, each statement drawn by its share of the calls; {len(scripts)} such "
+            f"transactions drawn in advance ({scripts[0].name}.sql to {scripts[-1].name}.sql), "
+            "one picked a transaction"
         )
     else:
         scripts = autocommit_scripts(items)
