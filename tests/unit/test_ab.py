@@ -144,6 +144,23 @@ def test_each_variant_is_built_on_the_data_once_and_b_starts_from_a(
     assert [s.mode for s in prepared.steps] == [lab.steps[0].mode, "prepared"]
 
 
+def test_a_workload_of_many_scripts_is_described_by_its_count_and_ends(
+    folder: Path, tmp_path: Path
+) -> None:
+    spec = read_spec(folder / "ab.toml", AbFlags(), cwd=folder)
+    assert "workload (read.sql@3, " in ab_lab(spec, tmp_path / "few").description
+    drawn = []
+    for t in range(1, 33):
+        path = tmp_path / f"transaction_{t:02d}.sql"
+        path.write_text("select 1;\n")
+        drawn.append(ScriptRef(path, weight=1))
+    lab = ab_lab(replace(spec, scripts=tuple(drawn)), tmp_path / "many")
+    assert lab.description.startswith(
+        "A/B of a workload (32 scripts: transaction_01.sql@1, transaction_02.sql@1, …, "
+        "transaction_32.sql@1) on data built by"
+    )
+
+
 def test_column_options_postgresql_does_not_define_are_left_out_of_a_copy() -> None:
     dump = (
         "CREATE TABLE public.t (id bigint);\n"
