@@ -307,7 +307,7 @@ def test_statements_become_transactions_as_the_source_committed_them() -> None:
     assert texts.count("\\set pgopt_s random(1, 7500)") == 1
     drawn = Counter(re.findall(r"^-- (q\d\d):", texts, re.M))
     assert sorted(drawn.values()) == [8 + 1, 17 + 1, 102 + 1]
-    assert "transaction_01.sql" in workload_markdown(grouped)
+    assert "`pgbench -n $(printf -- '-f %s ' transaction_*.sql) ...`" in workload_markdown(grouped)
 
 
 def test_each_choice_gets_exactly_its_share_of_the_transactions_draws() -> None:

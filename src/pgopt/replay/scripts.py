@@ -202,6 +202,7 @@ def autocommit_scripts(items: list[Choice]) -> tuple[ScriptText, ...]:
 
 TRANSACTIONS = 32  # transactions drawn in advance, each a script (pgbench takes 128)
 SEED = 56  # the draw of their order: the same workload each time
+DRAWN = "transaction_"  # their names: transaction_01 to transaction_32
 
 
 def transaction_scripts(
@@ -236,7 +237,7 @@ def transaction_scripts(
         for cell in cells:
             lines += spare if cell is None else items[cell].lines
         lines.append("COMMIT;")
-        scripts.append(ScriptText(f"transaction_{t + 1:02d}", 1, "\n".join(lines) + "\n"))
+        scripts.append(ScriptText(f"{DRAWN}{t + 1:02d}", 1, "\n".join(lines) + "\n"))
     return tuple(scripts), slots
 
 

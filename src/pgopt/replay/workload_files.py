@@ -13,6 +13,7 @@ from ..pgbench.command import ScriptRef
 from ..source.catalog import SourceWorkload
 from ..words import flat_query
 from .parameters import KEYS_SCHEMA
+from .scripts import DRAWN
 from .selection import MAX_SCRIPTS
 from .synthesize import Synthesis
 
@@ -54,6 +55,9 @@ def _ident(name: str) -> str:
 def workload_markdown(synthesis: Synthesis) -> str:
     """What the synthesis took from pg_stat_statements, how, and what it left and why."""
     flags = " ".join(f"-f {s.name}.sql@{s.weight}" for s in synthesis.scripts)
+    drawn = [s for s in synthesis.scripts if s.name.startswith(DRAWN)]
+    if len(drawn) > 1 and len(drawn) == len(synthesis.scripts):
+        flags = f"$(printf -- '-f %s ' {DRAWN}*.sql)"  # one weight each
     work = synthesis.workload
     lines = [
         f"# Workload synthesized from {synthesis.source}",
