@@ -324,7 +324,7 @@ def test_an_idle_source_tells_its_transactions_from_what_it_keeps_or_says_it_can
     statistics were reset together; reset apart, the shape is unknown and said so,
     never read as one statement a transaction (issue 56)."""
     database = sysbench_db.rsplit("/", 1)[1]
-    run = sysbench(source_server.port, database, "--threads=4", "--time=2", "oltp_read_write")
+    run = sysbench(source_server.port, database, "--threads=4", "--time=4", "oltp_read_write")
     command = ["ab", "--source-dsn", sysbench_db, "--synthesize", "--source-sample", "1"]
     command += ["--b-setting", "synchronous_commit=off", "--reps", "1", "--duration", "1"]
     command += ["--workdir", str(workdir)]
@@ -342,8 +342,18 @@ def test_an_idle_source_tells_its_transactions_from_what_it_keeps_or_says_it_can
         if together:  # sysbench's 18 statements a transaction, read from the counters
             assert 12 < fidelity["source_statements_per_commit"] < 24, fidelity
             assert fidelity["source_statements_per_commit_from"].startswith("what the source keeps")
-            assert any("clients are unknown" in r for r in fidelity["reasons"])
             assert 1 / 1.5 <= fidelity["replay_statements_per_commit"] / 18 <= 1.5
+            # 4 sessions connected for 4 s of a window a few seconds longer: by their
+            # time connected, at least 2 at once; where all 4 at once, sysbench's 4
+            # threads are its clients, else the replay runs at least the fewest
+            if fidelity.get("source_clients") is not None:
+                assert fidelity["source_clients"] == fidelity["replay_clients"] == 4
+                assert "4 sessions opened" in fidelity["source_clients_from"]
+            else:
+                assert any("clients are unknown" in r for r in fidelity["reasons"])
+                fewest = re.search(r"at once on average, so at least (\d+)", readme)
+                assert fewest and 2 <= int(fewest.group(1)) <= 4, readme
+                assert fidelity["replay_clients"] == int(fewest.group(1))
         else:
             assert fidelity.get("source_statements_per_commit") is None
             assert "source_statements_per_commit_from" not in fidelity

@@ -215,3 +215,9 @@ def test_a_replay_gives_each_of_its_clients_a_pgbench_thread(tmp_path: Path) -> 
     assert as_the_source_ran(spec, watched, 3).run["threads"] == 3  # --clients 3
     unknown = replace(watched, workload=SourceWorkload())
     assert as_the_source_ran(spec, unknown, None).run == {"threads": DEFAULT_CLIENTS}
+    # unknown, but the source's counters say at least 3 were connected at once
+    fewest = replace(watched, workload=SourceWorkload(4.0, clients_at_least=3))
+    assert as_the_source_ran(spec, fewest, None).run == {"clients": 3, "threads": 3}
+    assert as_the_source_ran(spec, fewest, 2).run == {"threads": 2}  # --clients 2 wins
+    one = replace(watched, workload=SourceWorkload(4.0, clients_at_least=1))
+    assert as_the_source_ran(spec, one, None).run == {"threads": DEFAULT_CLIENTS}

@@ -4,6 +4,7 @@ faster database is worth to the application (analysis/amdahl.py). No server."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -60,6 +61,35 @@ def test_an_idle_watch_reads_what_the_source_keeps_when_both_were_reset_together
     assert work.clients is None and "clients: unknown" in work.note
     assert work.database_share == pytest.approx(0.75)  # active over active + in transaction
     assert "upper bound" in work.database_share_from
+
+
+def test_an_idle_source_s_connected_time_gives_the_fewest_clients_it_had_at_once() -> None:
+    """sysbench's 4 threads for 6 s of an 11-s window (on PostgreSQL 15, 2026-11-28:
+    6 sessions opened, 24,008 ms connected): 2.2 connected on average, so at least 3 at
+    once at some time; the clients stay unknown, and the verdict says so."""
+    work = shape(IDLE, kept(now=NOW - 589, sessions=5, session_ms=24_008.0))
+    assert work.clients is None and work.clients_at_least == 3
+    assert "clients: unknown" in work.note
+    assert "5 opened, connected 2.2 at once on average, so at least 3" in work.note
+    # as many at once as were opened: the clients themselves (sysbench's 4 for 4 s)
+    every = shape(IDLE, kept(now=NOW - 595, sessions=4, session_ms=16_400.0))
+    assert every.clients == 4 and every.clients_at_least is None
+    assert every.clients_from.endswith(
+        "4 sessions opened, connected 3.3 at once on average, so all 4 at once"
+    )
+    assert "its clients: 4 (4 sessions opened," in every.note
+    # connected less than one at once on average: no bound worth a replay's clients
+    assert shape(IDLE, kept(sessions=3, session_ms=60_000.0)).clients_at_least is None
+    assert shape(IDLE, kept()).clients_at_least is None  # before PostgreSQL 14: not kept
+
+
+def test_sessions_connected_but_idle_during_the_watch_are_its_clients() -> None:
+    """A pool's sessions stay connected when the application is quiet: the watch
+    counts them though they run nothing."""
+    work = shape(replace(IDLE, sessions=8), kept(sessions=9, session_ms=5_000_000.0))
+    assert work.clients == 8 and work.clients_at_least is None
+    assert work.clients_from == "the 10-s watch (its sessions connected, all idle)"
+    assert "its clients: 8, connected and idle during the watch" in work.note
 
 
 @pytest.mark.parametrize(

@@ -144,6 +144,11 @@ def _where_from(work: SourceWorkload) -> list[str]:
         else "unknown (each statement replayed as its own transaction)"
     )
     clients = f"{work.clients}, from {work.clients_from}" if work.clients else "unknown"
+    if not work.clients and work.clients_at_least:
+        clients += (
+            f"; at least {work.clients_at_least} at some time, from their time connected "
+            "since the reset (pg_stat_database)"
+        )
     values = work.values_from or "the data's statistics"
     return [
         "| of the source | value, and where it came from |",

@@ -12,7 +12,11 @@ In order of trust:
 - what the source keeps since its statistics were reset (an idle source: a staging
   server, a quiet hour): pg_stat_statements' calls over pg_stat_database's commits,
   when the two were reset together (their windows match), and from PostgreSQL 14 the
-  sessions' active and in-transaction time;
+  sessions' active and in-transaction time, and their connected time, whose average
+  over the window is the fewest clients the source had at once (a lower bound, which
+  the replay runs where nothing tells the clients; the clients themselves where it
+  is as many as were opened); sessions the watch saw connected but idle (a pool's)
+  are its clients;
 - a log capture (`--source-log`, capture.py) tells all of it, and is read apart.
 
 Where none tells, the figure is None with the reason and what would tell it.
@@ -20,6 +24,7 @@ Where none tells, the figure is None with the reason and what would tell it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..words import format_duration
@@ -90,6 +95,8 @@ class Kept:
     now: float
     active_ms: float | None = None
     idle_in_transaction_ms: float | None = None
+    sessions: int | None = None  # opened in this database, this one taken out
+    session_ms: float | None = None  # their time connected, as far as they reported it
 
 
 def shape(watch: Watch | None, kept: Kept | None, why_no_kept: str = "") -> SourceWorkload:
@@ -133,14 +140,34 @@ def shape(watch: Watch | None, kept: Kept | None, why_no_kept: str = "") -> Sour
         per = kept.calls / kept.commits
         since = f"what the source keeps over the {format_duration(window)} since its reset"
         share = _kept_share(kept)
+        clients, clients_from, at_least = None, "", _at_least(kept, window)
+        said = f"its clients: unknown ({TELL_CLIENTS})"
+        if watch is not None and watch.sessions:  # connected, none of them working
+            clients = watch.sessions
+            clients_from = f"the {watch.seconds:g}-s watch (its sessions connected, all idle)"
+            said = f"its clients: {clients}, connected and idle during the watch"
+        elif at_least is not None and at_least[0] == kept.sessions:  # every one at once
+            clients = at_least[0]
+            clients_from = (
+                f"{since}: {clients} sessions opened, connected {at_least[1]:.2g} at once on "
+                f"average, so all {clients} at once"
+            )
+            said = f"its clients: {clients} ({clients_from.removeprefix(since + ': ')})"
+        elif at_least is not None:
+            said += (
+                f"; pg_stat_database's sessions since the reset: {kept.sessions:,} opened, "
+                f"connected {at_least[1]:.2g} at once on average, so at least {at_least[0]} "
+                "at once at some time"
+            )
         return SourceWorkload(
             per,
-            None,
+            clients,
             protocol,
             f"{idle}; {since}: {kept.calls:,} statements in {kept.commits:,} commits "
-            f"({per:.3g} a commit); its clients: unknown ({TELL_CLIENTS})",
+            f"({per:.3g} a commit); {said}",
             per_commit_from=since,
-            clients_from="",
+            clients_from=clients_from,
+            clients_at_least=at_least[0] if at_least is not None and clients is None else None,
             database_share=share,
             database_share_from=(
                 f"{since} (its sessions' active time over their time in transactions "
@@ -177,6 +204,17 @@ def _window(kept: Kept) -> float | str:
             "so their counts cover different windows"
         )
     return window
+
+
+def _at_least(kept: Kept, window: float) -> tuple[int, float] | None:
+    """The fewest sessions the source had connected at once at some time since its
+    reset, and their average over the window: their time connected over the window,
+    whose peak is at least the average rounded up. A lower bound: sessions connected
+    before the reset, or idle since their last report, are not all counted."""
+    if not kept.sessions or not kept.session_ms or window <= 0:
+        return None
+    average = kept.session_ms / 1000 / window
+    return (math.ceil(average), average) if average >= 1 else None
 
 
 def _watched_share(watch: Watch) -> float | None:

@@ -87,6 +87,8 @@ def _kept(conn: psycopg.Connection[Any], installed: bool) -> tuple[Kept | None, 
             now=float(row["now"]),
             active_ms=_float(row["active_ms"]),
             idle_in_transaction_ms=_float(row["idle_in_transaction_ms"]),
+            sessions=max(0, int(row["sessions"]) - 1),  # this one taken out
+            session_ms=_float(row["session_ms"]),
         ),
         "",
     )
