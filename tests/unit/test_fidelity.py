@@ -179,6 +179,11 @@ def test_unknown_clients_are_a_reason_unless_the_user_gave_them() -> None:
     assert any("clients are unknown: the replay ran 4" in r for r in unknown.reasons)
     given = assess(spec(clients=None, clients_given=True), [run()])
     assert given.verdict == "faithful", given.reasons
+    bounded = assess(spec(clients=None, clients_at_least=3), [run()])
+    assert any(
+        "the replay ran 4, the source had at least 3 at once by its sessions' time connected" in r
+        for r in bounded.reasons
+    )
 
 
 def test_where_each_figure_came_from_reaches_the_result() -> None:

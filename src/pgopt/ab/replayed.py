@@ -77,6 +77,7 @@ def replay_spec(
         per_commit_from=work.per_commit_from,
         clients_from=work.clients_from,
         clients_given=bool(clients or given_clients),
+        clients_at_least=work.clients_at_least,
         database_share=work.database_share,
         database_share_from=work.database_share_from,
         values_from=work.values_from,

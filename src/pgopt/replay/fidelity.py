@@ -219,9 +219,15 @@ def assess(spec: ReplaySpec, runs: Sequence[Run]) -> Fidelity:
             f"transaction (what would tell: {TELL_SHAPE})"
         )
     if spec.clients is None and not spec.clients_given:
+        fewest = (
+            f", the source had at least {spec.clients_at_least} at once by its sessions' "
+            "time connected"
+            if spec.clients_at_least
+            else ""
+        )
         reasons.append(
-            f"the source's clients are unknown: the replay ran {spec.replay_clients} "
-            f"(what would tell: {TELL_CLIENTS})"
+            f"the source's clients are unknown: the replay ran {spec.replay_clients}"
+            f"{fewest} (what would tell: {TELL_CLIENTS})"
         )
     differs = []
     if spec.clients is not None and spec.clients != spec.replay_clients:
