@@ -229,9 +229,8 @@ def transaction_scripts(
         lines = [
             f"-- transaction {t + 1} of {TRANSACTIONS}, drawn in advance: {slots} draws "
             f"({slots * mean:.3g} statements on average, the source's commits had "
-            f"{per_commit:.3g}); over the "
-            f"{TRANSACTIONS}, each statement takes its share of the source's calls (a draw "
-            "that chooses at run time takes what the shares left over)",
+            f"{per_commit:.3g}); over the {TRANSACTIONS}, each statement takes its share of "
+            "the source's calls (a draw that chooses at run time takes what is left over)",
             "BEGIN;",
         ]
         for cell in cells:

@@ -142,8 +142,9 @@ def shape(watch: Watch | None, kept: Kept | None, why_no_kept: str = "") -> Sour
         share = _kept_share(kept)
         clients, clients_from, at_least = None, "", _at_least(kept, window)
         said = f"its clients: unknown ({TELL_CLIENTS})"
-        if watch is not None and watch.sessions:  # connected, none of them working
-            clients = watch.sessions
+        connected = watch.sessions if watch is not None else 0  # none of them working
+        if watch is not None and connected and connected >= (at_least or (0, 0.0))[0]:
+            clients = connected
             clients_from = f"the {watch.seconds:g}-s watch (its sessions connected, all idle)"
             said = f"its clients: {clients}, connected and idle during the watch"
         elif at_least is not None and at_least[0] == kept.sessions:  # every one at once
