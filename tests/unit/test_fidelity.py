@@ -98,10 +98,8 @@ def test_each_shortfall_is_a_reason_and_caps_the_verdict() -> None:
         fidelity = assess(replay, [run()])
         assert fidelity.verdict == "partial", name
         assert any(reason in r for r in fidelity.reasons), (name, fidelity.reasons)
-    # a protocol the watch could not tell is not held against the replay; the transaction
-    # shape and the clients are (test_an_unknown_transaction_shape_is_never_faithful...)
-    unknown = spec(protocol=None, replay_protocol="simple")
-    assert assess(unknown, [run()]).verdict == "faithful"
+    # one unknown is held against the replay like each of these: the transaction shape,
+    # the clients and the protocol (test_an_unknown_..., below)
 
 
 def test_a_replay_that_misses_the_cache_where_the_source_hits_is_not_faithful() -> None:
@@ -184,6 +182,18 @@ def test_unknown_clients_are_a_reason_unless_the_user_gave_them() -> None:
         "the replay ran 4, the source had at least 3 at once by its sessions' time connected" in r
         for r in bounded.reasons
     )
+
+
+def test_an_unknown_protocol_is_a_reason_unless_the_user_gave_it() -> None:
+    """An idle source's counters tell its statements a commit, not whether its clients
+    prepare them: the replay's simple protocol is said, not assumed silently."""
+    unknown = assess(spec(protocol=None, replay_protocol="simple"), [run()])
+    assert unknown.verdict == "partial"
+    (reason,) = [r for r in unknown.reasons if "protocol is unknown" in r]
+    assert reason.startswith("the source's protocol is unknown: the replay sent -M simple")
+    assert "a log capture" in reason and "[a]" in reason
+    given = assess(spec(protocol=None, protocol_given=True), [run()])
+    assert given.verdict == "faithful", given.reasons
 
 
 def test_where_each_figure_came_from_reaches_the_result() -> None:

@@ -78,6 +78,7 @@ def replay_spec(
         clients_from=work.clients_from,
         clients_given=bool(clients or given_clients),
         clients_at_least=work.clients_at_least,
+        protocol_given=ab.a.mode is not None and work.protocol is None,
         database_share=work.database_share,
         database_share_from=work.database_share_from,
         values_from=work.values_from,

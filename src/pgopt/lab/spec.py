@@ -189,6 +189,7 @@ class ReplaySpec:
     clients_from: str = ""  # where the source's clients came from
     clients_given: bool = False  # the replay's clients are the user's (--clients, ab.toml)
     clients_at_least: int | None = None  # where unknown, the fewest the source's counters allow
+    protocol_given: bool = False  # the replay's protocol is the user's (a variant's mode)
     database_share: float | None = None  # of the source's busy sessions' time
     database_share_from: str = ""
     values_from: str = ""  # where the replay's values came from

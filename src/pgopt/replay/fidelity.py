@@ -39,7 +39,7 @@ from typing import Any
 from ..lab.spec import ReplaySpec, SourceFigures
 from ..model.fidelity import Fidelity, StatementFidelity
 from ..model.result import Run
-from ..source.shape import TELL_CLIENTS, TELL_SHAPE, TELL_VALUES
+from ..source.shape import TELL_CLIENTS, TELL_PROTOCOL, TELL_SHAPE, TELL_VALUES
 from .tag import tag_of
 
 THRESHOLDS = {
@@ -228,6 +228,11 @@ def assess(spec: ReplaySpec, runs: Sequence[Run]) -> Fidelity:
         reasons.append(
             f"the source's clients are unknown: the replay ran {spec.replay_clients}"
             f"{fewest} (what would tell: {TELL_CLIENTS})"
+        )
+    if spec.protocol is None and not spec.protocol_given:
+        reasons.append(
+            f"the source's protocol is unknown: the replay sent -M {spec.replay_protocol} "
+            f"(what would tell: {TELL_PROTOCOL})"
         )
     differs = []
     if spec.clients is not None and spec.clients != spec.replay_clients:

@@ -40,6 +40,9 @@ TELL_SHAPE = (
     "before it runs (select pg_stat_statements_reset(), pg_stat_reset())"
 )
 TELL_CLIENTS = "--clients N, a watch while the application runs, or a log capture"
+TELL_PROTOCOL = (
+    'a watch while the application runs, a log capture, or `mode = "prepared"` in ab.toml\'s [a]'
+)
 TELL_VALUES = (
     "--source-capture S (the source logs a share of its calls for S seconds, its "
     "settings put back after) or --source-log FILE"
