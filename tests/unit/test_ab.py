@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from pgopt.ab.lab import ab_lab
-from pgopt.ab.replayed import DEFAULT_CLIENTS, as_the_source_ran
+from pgopt.ab.replayed import DEFAULT_CLIENTS, as_the_source_ran, replay_spec
 from pgopt.ab.source import without_foreign_column_options
 from pgopt.ab.spec import AbFlags, AbSpec, Variant, read_spec
 from pgopt.cli import main
@@ -221,3 +221,21 @@ def test_a_replay_gives_each_of_its_clients_a_pgbench_thread(tmp_path: Path) -> 
     assert as_the_source_ran(spec, fewest, 2).run == {"threads": 2}  # --clients 2 wins
     one = replace(watched, workload=SourceWorkload(4.0, clients_at_least=1))
     assert as_the_source_ran(spec, one, None).run == {"threads": DEFAULT_CLIENTS}
+
+
+def test_what_the_replay_is_measured_against_says_which_figures_the_user_gave() -> None:
+    spec = AbSpec("t", (), (), Variant("A"), Variant("B"), run={})
+    kept = Synthesis(
+        blocks=(), scripts=(), skipped=(), chosen_share=1.0, capped=False, cover=0.9,
+        workload=SourceWorkload(4.0, clients_at_least=3),
+    )  # fmt: skip
+    ran = as_the_source_ran(spec, kept, None)
+    replay = replay_spec(kept, ran, None)
+    assert (replay.clients, replay.clients_at_least, replay.replay_clients) == (None, 3, 3)
+    assert not replay.clients_given and not replay.protocol_given
+    assert replay.replay_protocol == "simple"  # not known, not given: said, not assumed
+    prepared = replace(ran, a=replace(ran.a, mode="prepared"))  # ab.toml's [a] mode
+    assert replay_spec(kept, prepared, None).protocol_given
+    watched = replace(kept, workload=SourceWorkload(4.0, 4, "prepared"))
+    told = as_the_source_ran(spec, watched, None)
+    assert not replay_spec(watched, told, None).protocol_given  # the source's, not the user's
