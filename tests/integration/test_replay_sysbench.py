@@ -344,16 +344,12 @@ def test_an_idle_source_tells_its_transactions_from_what_it_keeps_or_says_it_can
             assert fidelity["source_statements_per_commit_from"].startswith("what the source keeps")
             assert 1 / 1.5 <= fidelity["replay_statements_per_commit"] / 18 <= 1.5
             # 4 sessions connected for 4 s of a window a few seconds longer: by their
-            # time connected, at least 2 at once; where all 4 at once, sysbench's 4
-            # threads are its clients, else the replay runs at least the fewest
-            if fidelity.get("source_clients") is not None:
-                assert fidelity["source_clients"] == fidelity["replay_clients"] == 4
-                assert "4 sessions opened" in fidelity["source_clients_from"]
-            else:
-                assert any("clients are unknown" in r for r in fidelity["reasons"])
-                fewest = re.search(r"at once on average, so at least (\d+)", readme)
-                assert fewest and 2 <= int(fewest.group(1)) <= 4, readme
-                assert fidelity["replay_clients"] == int(fewest.group(1))
+            # time connected, about 2 to 4 at once; still unknown, and the replay runs
+            # that many (at least its default 2)
+            assert any("clients are unknown" in r for r in fidelity["reasons"])
+            fewest = re.search(r"at once on average, so about (\d+)", readme)
+            assert fewest and 2 <= int(fewest.group(1)) <= 4, readme
+            assert fidelity["replay_clients"] == int(fewest.group(1))
         else:
             assert fidelity.get("source_statements_per_commit") is None
             assert "source_statements_per_commit_from" not in fidelity

@@ -220,8 +220,8 @@ def assess(spec: ReplaySpec, runs: Sequence[Run]) -> Fidelity:
         )
     if spec.clients is None and not spec.clients_given:
         fewest = (
-            f", the source had at least {spec.clients_at_least} at once by its sessions' "
-            "time connected"
+            f", about the {spec.clients_at_least} at once its sessions' time connected "
+            "since the reset gives"
             if spec.clients_at_least
             else ""
         )

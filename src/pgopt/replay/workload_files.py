@@ -146,8 +146,8 @@ def _where_from(work: SourceWorkload) -> list[str]:
     clients = f"{work.clients}, from {work.clients_from}" if work.clients else "unknown"
     if not work.clients and work.clients_at_least:
         clients += (
-            f"; at least {work.clients_at_least} at some time, from their time connected "
-            "since the reset (pg_stat_database)"
+            f"; about {work.clients_at_least} at once at some time, from the sessions' "
+            "time connected since the reset (pg_stat_database: an estimate)"
         )
     values = work.values_from or "the data's statistics"
     return [
