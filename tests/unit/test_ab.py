@@ -216,10 +216,10 @@ def test_a_replay_gives_each_of_its_clients_a_pgbench_thread(tmp_path: Path) -> 
     unknown = replace(watched, workload=SourceWorkload())
     assert as_the_source_ran(spec, unknown, None).run == {"threads": DEFAULT_CLIENTS}
     # unknown, but the source's counters say at least 3 were connected at once
-    fewest = replace(watched, workload=SourceWorkload(4.0, clients_at_least=3))
+    fewest = replace(watched, workload=SourceWorkload(4.0, clients_estimated=3))
     assert as_the_source_ran(spec, fewest, None).run == {"clients": 3, "threads": 3}
     assert as_the_source_ran(spec, fewest, 2).run == {"threads": 2}  # --clients 2 wins
-    one = replace(watched, workload=SourceWorkload(4.0, clients_at_least=1))
+    one = replace(watched, workload=SourceWorkload(4.0, clients_estimated=1))
     assert as_the_source_ran(spec, one, None).run == {"threads": DEFAULT_CLIENTS}
 
 
@@ -227,11 +227,11 @@ def test_what_the_replay_is_measured_against_says_which_figures_the_user_gave() 
     spec = AbSpec("t", (), (), Variant("A"), Variant("B"), run={})
     kept = Synthesis(
         blocks=(), scripts=(), skipped=(), chosen_share=1.0, capped=False, cover=0.9,
-        workload=SourceWorkload(4.0, clients_at_least=3),
+        workload=SourceWorkload(4.0, clients_estimated=3),
     )  # fmt: skip
     ran = as_the_source_ran(spec, kept, None)
     replay = replay_spec(kept, ran, None)
-    assert (replay.clients, replay.clients_at_least, replay.replay_clients) == (None, 3, 3)
+    assert (replay.clients, replay.clients_estimated, replay.replay_clients) == (None, 3, 3)
     assert not replay.clients_given and not replay.protocol_given
     assert replay.replay_protocol == "simple"  # not known, not given: said, not assumed
     prepared = replace(ran, a=replace(ran.a, mode="prepared"))  # ab.toml's [a] mode

@@ -177,7 +177,7 @@ def test_unknown_clients_are_a_reason_unless_the_user_gave_them() -> None:
     assert any("clients are unknown: the replay ran 4" in r for r in unknown.reasons)
     given = assess(spec(clients=None, clients_given=True), [run()])
     assert given.verdict == "faithful", given.reasons
-    bounded = assess(spec(clients=None, clients_at_least=3), [run()])
+    bounded = assess(spec(clients=None, clients_estimated=3), [run()])
     assert any(
         "the replay ran 4, about the 3 at once its sessions' time connected since" in r
         for r in bounded.reasons

@@ -68,28 +68,28 @@ def test_an_idle_source_s_connected_time_gives_about_the_fewest_clients_at_once(
     6 sessions opened, 24,008 ms connected): 2.2 connected on average, so about 3 at
     once at some time; the clients stay unknown, and the verdict says so."""
     work = shape(IDLE, kept(now=NOW - 589, sessions=5, session_ms=24_008.0))
-    assert work.clients is None and work.clients_at_least == 3
+    assert work.clients is None and work.clients_estimated == 3
     assert "clients: unknown" in work.note
     assert "5 opened, connected 2.2 at once on average, so about 3" in work.note
     # as many as were opened: still unknown (a session idle since before the reset
     # reports time from before it: an estimate, not a count)
     every = shape(IDLE, kept(now=NOW - 595, sessions=4, session_ms=16_400.0))
-    assert every.clients is None and every.clients_at_least == 4
+    assert every.clients is None and every.clients_estimated == 4
     # connected less than one at once on average: no estimate worth a replay's clients
-    assert shape(IDLE, kept(sessions=3, session_ms=60_000.0)).clients_at_least is None
-    assert shape(IDLE, kept()).clients_at_least is None  # no session figures kept
+    assert shape(IDLE, kept(sessions=3, session_ms=60_000.0)).clients_estimated is None
+    assert shape(IDLE, kept()).clients_estimated is None  # no session figures kept
 
 
 def test_sessions_connected_but_idle_during_the_watch_are_its_clients() -> None:
     """A pool's sessions stay connected when the application is quiet: the watch
     counts them though they run nothing."""
     work = shape(replace(IDLE, sessions=8), kept(sessions=9, session_ms=4_500_000.0))
-    assert work.clients == 8 and work.clients_at_least is None
+    assert work.clients == 8 and work.clients_estimated is None
     assert work.clients_from == "the 10-s watch (its sessions connected, all idle)"
     assert "its clients: 8, connected and idle during the watch" in work.note
     # fewer connected than the counters give at once (a DBA's lone psql): the counters
     lone = shape(replace(IDLE, sessions=1), kept(now=NOW - 595, sessions=4, session_ms=16_400.0))
-    assert lone.clients is None and lone.clients_at_least == 4
+    assert lone.clients is None and lone.clients_estimated == 4
 
 
 @pytest.mark.parametrize(

@@ -22,16 +22,16 @@ DEFAULT_CLIENTS = 2  # an A/B's clients when nothing else says (ab/lab.py)
 
 def as_the_source_ran(ab: AbSpec, synthesis: Synthesis, clients: int | None) -> AbSpec:
     """The A/B with the source's client count and protocol where the user gave none
-    (`clients`: the run's --clients; where the source's are unknown, the fewest its
-    counters allow, when more than DEFAULT_CLIENTS), and one pgbench thread a
+    (`clients`: the run's --clients; where the source's are unknown, the estimate of
+    its sessions' time connected, when more than DEFAULT_CLIENTS), and one pgbench thread a
     client: an application's sessions send their statements each on its own, where
     pgbench's thread serves its clients in turn and sends their commits together (a
     sysbench-like write-only transaction on 4 clients ran some 40% more commits a
     second, synchronous, on 2 threads than on 4 or under sysbench's 4:
     bench/README.md)."""
     work = synthesis.workload
-    fewest = work.clients_at_least or 0  # where nothing tells them
-    wanted = work.clients or (fewest if fewest > DEFAULT_CLIENTS else None)
+    estimated = work.clients_estimated or 0  # where nothing tells them
+    wanted = work.clients or (estimated if estimated > DEFAULT_CLIENTS else None)
     if wanted and clients is None and "clients" not in ab.run:
         ab = replace(ab, run={**ab.run, "clients": wanted})
     sessions = clients or ab.run.get("clients") or DEFAULT_CLIENTS
@@ -77,7 +77,7 @@ def replay_spec(
         per_commit_from=work.per_commit_from,
         clients_from=work.clients_from,
         clients_given=bool(clients or given_clients),
-        clients_at_least=work.clients_at_least,
+        clients_estimated=work.clients_estimated,
         protocol_given=ab.a.mode is not None and work.protocol is None,
         database_share=work.database_share,
         database_share_from=work.database_share_from,

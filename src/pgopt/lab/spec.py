@@ -188,7 +188,7 @@ class ReplaySpec:
     per_commit_from: str = ""  # where the source's statements a commit came from
     clients_from: str = ""  # where the source's clients came from
     clients_given: bool = False  # the replay's clients are the user's (--clients, ab.toml)
-    clients_at_least: int | None = None  # where unknown, the fewest the source's counters allow
+    clients_estimated: int | None = None  # where unknown, about the fewest at once (kept)
     protocol_given: bool = False  # the replay's protocol is the user's (a variant's mode)
     database_share: float | None = None  # of the source's busy sessions' time
     database_share_from: str = ""

@@ -220,9 +220,9 @@ def assess(spec: ReplaySpec, runs: Sequence[Run]) -> Fidelity:
         )
     if spec.clients is None and not spec.clients_given:
         fewest = (
-            f", about the {spec.clients_at_least} at once its sessions' time connected "
+            f", about the {spec.clients_estimated} at once its sessions' time connected "
             "since the reset gives"
-            if spec.clients_at_least
+            if spec.clients_estimated
             else ""
         )
         reasons.append(

@@ -144,9 +144,9 @@ def _where_from(work: SourceWorkload) -> list[str]:
         else "unknown (each statement replayed as its own transaction)"
     )
     clients = f"{work.clients}, from {work.clients_from}" if work.clients else "unknown"
-    if not work.clients and work.clients_at_least:
+    if not work.clients and work.clients_estimated:
         clients += (
-            f"; about {work.clients_at_least} at once at some time, from the sessions' "
+            f"; about {work.clients_estimated} at once at some time, from the sessions' "
             "time connected since the reset (pg_stat_database: an estimate)"
         )
     values = work.values_from or "the data's statistics"

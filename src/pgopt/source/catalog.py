@@ -90,8 +90,8 @@ class SourceWorkload:
     note: str = ""  # how it was read, or why it is not known
     per_commit_from: str = ""
     clients_from: str = ""
-    # where the clients are unknown, the fewest the source's counters allow (shape.py)
-    clients_at_least: int | None = None
+    # where the clients are unknown, about the fewest at once its sessions' time gives
+    clients_estimated: int | None = None
     database_share: float | None = None  # of its busy sessions' time, the database's
     database_share_from: str = ""
     values_from: str = ""  # where the replay's values come from

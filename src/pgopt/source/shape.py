@@ -142,17 +142,18 @@ def shape(watch: Watch | None, kept: Kept | None, why_no_kept: str = "") -> Sour
         per = kept.calls / kept.commits
         since = f"what the source keeps over the {format_duration(window)} since its reset"
         share = _kept_share(kept)
-        clients, clients_from, at_least = None, "", _at_least(kept, window)
+        clients, clients_from, estimate = None, "", _estimated_clients(kept, window)
         said = f"its clients: unknown ({TELL_CLIENTS})"
         connected = watch.sessions if watch is not None else 0  # none of them working
-        if watch is not None and connected and connected >= (at_least or (0, 0.0))[0]:
+        fewest = estimate[0] if estimate is not None else 0
+        if watch is not None and connected and connected >= fewest:
             clients = connected
             clients_from = f"the {watch.seconds:g}-s watch (its sessions connected, all idle)"
             said = f"its clients: {clients}, connected and idle during the watch"
-        elif at_least is not None:
+        elif estimate is not None:
             said += (
                 f"; pg_stat_database's sessions since the reset: {kept.sessions:,} opened, "
-                f"connected {at_least[1]:.2g} at once on average, so about {at_least[0]} at "
+                f"connected {estimate[1]:.2g} at once on average, so about {fewest} at "
                 "once at some time"
             )
         return SourceWorkload(
@@ -163,7 +164,7 @@ def shape(watch: Watch | None, kept: Kept | None, why_no_kept: str = "") -> Sour
             f"({per:.3g} a commit); {said}",
             per_commit_from=since,
             clients_from=clients_from,
-            clients_at_least=at_least[0] if at_least is not None and clients is None else None,
+            clients_estimated=fewest if estimate is not None and clients is None else None,
             database_share=share,
             database_share_from=(
                 f"{since} (its sessions' active time over their time in transactions "
@@ -202,7 +203,7 @@ def _window(kept: Kept) -> float | str:
     return window
 
 
-def _at_least(kept: Kept, window: float) -> tuple[int, float] | None:
+def _estimated_clients(kept: Kept, window: float) -> tuple[int, float] | None:
     """About the fewest sessions the source had connected at once at some time since
     its reset, and their average over the window: their time connected over the
     window, whose peak is at least the average rounded up. An estimate, not a bound:
