@@ -43,7 +43,7 @@ def _pgopt(told: dict[str, Any], ratio: float, low: float, high: float, fidelity
     return r | agreement(told, r)
 
 
-def test_the_goal_counts_the_rows_the_application_decides_and_names_the_unfaithful_misses() -> None:
+def test_the_goal_counts_the_rows_the_application_decides_and_the_misses_pgopt_flagged() -> None:
     # the fifth session's table: oltp_read_write watched (hot keys unseen) and captured,
     # and this session's first capture, where sysbench's own A/B did not decide
     busy = _judged(2.14, 1.80, 2.55, "faster")
@@ -53,6 +53,7 @@ def test_the_goal_counts_the_rows_the_application_decides_and_names_the_unfaithf
             "case": "sync_rw",
             "truth": busy,
             "watch": _pgopt(busy, 1.45, 1.30, 1.62, "unfaithful"),
+            "log": _pgopt(busy, 1.60, 1.41, 1.82, "partial"),
             "capture": _pgopt(busy, 2.11, 1.69, 2.65, "faithful"),
         },
         {
@@ -70,6 +71,7 @@ def test_the_goal_counts_the_rows_the_application_decides_and_names_the_unfaithf
     rows = goal_rows(cases)
     assert [(r["case"], r["way"], r["decided"], r["met"]) for r in rows] == [
         ("sync_rw", "watch", True, False),  # 0.39 apart
+        ("sync_rw", "log", True, False),  # 0.29 apart
         ("sync_rw", "capture", True, True),  # 0.01 apart, overlapping
         ("sync_rw again", "capture", False, True),
         ("shop", "watch", True, False),  # a run that failed is a miss
@@ -78,12 +80,13 @@ def test_the_goal_counts_the_rows_the_application_decides_and_names_the_unfaithf
     assert rows[-1]["estimate_distance"] == pytest.approx(math.log(1.77 / 1.61))
     lines = goal_lines(cases)
     assert lines[2].endswith("| 0.39 |  | unfaithful | missed |"), lines[2]
-    assert lines[4].endswith("| not decided by the application |"), lines[4]
-    assert "| error |" in lines[5]
-    assert lines[6].endswith("| 1.36 | ×1.77 (0.09) | faithful | missed |"), lines[6]
+    assert lines[3].endswith("| 0.29 |  | partial | missed |"), lines[3]
+    assert lines[5].endswith("| not decided by the application |"), lines[5]
+    assert "| error |" in lines[6]
+    assert lines[7].endswith("| 1.36 | ×1.77 (0.09) | faithful | missed |"), lines[7]
     assert lines[-2:] == [
         "The goal (within 15%, intervals overlapping, where the application decides): "
-        "1 of 4 rows met; of the 3 missed, 1 pgopt itself called unfaithful; "
+        "1 of 5 rows met; of the 4 missed, 2 pgopt itself did not call faithful; "
         "1 not decided by the application.",
         "pgopt's estimate for an application whose own work is CPU on the database's "
         "cores (a point, no interval): within 15% on 1 of 1 decided rows.",
