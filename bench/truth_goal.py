@@ -93,9 +93,7 @@ def goal_lines(cases: list[dict[str, Any]]) -> list[str]:
         )
     decided = [row for row in rows if row["decided"]]
     missed = [row for row in decided if not row["met"]]
-    flagged = [
-        row for row in missed if row["pgopt"].get("fidelity") in ("partial", "unfaithful")
-    ]
+    flagged = [row for row in missed if row["pgopt"].get("fidelity") in ("partial", "unfaithful")]
     lines.append("")
     lines.append(
         f"The goal (within {WITHIN:.0%}, intervals overlapping, where the application "
