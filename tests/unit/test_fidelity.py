@@ -138,7 +138,7 @@ def test_hot_keys_hidden_by_prepared_statements_show_in_the_cache_misses() -> No
     `faithful` under the half-block floor of before. With sysbench's keys uniform,
     the source read 0.50 and the replay 0.78: within 2x, as its ratio was (0.07)."""
     source = (replace(SOURCE[1], blocks=12_000, blocks_read=5, values_from_data=True),)
-    figures = {"query": "update /* pgopt q02 */ t set k = k + $1 where id = $2"}
+    figures: dict[str, Any] = {"query": "update /* pgopt q02 */ t set k = k + $1 where id = $2"}
     figures |= {"calls": 1000, "total_ms": 60.0, "rows": 1000}
 
     def replayed(read: int) -> Run:
