@@ -15,7 +15,7 @@ The verdict, by the thresholds in THRESHOLDS (each in the report beside it):
   counts it as often; or less than 2 apart) and 2x of the blocks a call it read into
   shared buffers (the cache's misses: a replay that touches more of the data than
   the source's clients do, or a server with less memory, misses where the source
-  hits; or less than 0.2 apart, or 1% of the source's blocks a call), statements per
+  hits; or less than 0.3 apart, or 1% of the source's blocks a call), statements per
   commit within 1.5x of the source's, the source's clients and protocol matched;
   the transaction shape and the clients known (a watch that saw work, what the
   source keeps since a reset, a log capture; the clients also from --clients),
@@ -50,7 +50,7 @@ THRESHOLDS = {
     "blocks_ratio": 2.0,  # shared blocks a call (hit and read), either way
     "blocks_floor": 2.0,  # blocks a call apart under which the ratio is not judged
     "misses_ratio": 2.0,  # shared blocks a call read into shared buffers, either way
-    "misses_floor": 0.2,  # ... apart under which the ratio is not judged,
+    "misses_floor": 0.3,  # ... apart under which the ratio is not judged,
     "misses_share": 0.01,  # ... or under this share of the source's blocks a call
     "judged_share": 0.01,  # statements below this share of the time do not count
     "per_commit_ratio": 1.5,  # statements per commit, either way
