@@ -8,11 +8,13 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
+from dataclasses import replace
 from fractions import Fraction
 
 import pytest
 
 from pgopt.replay.param_binding import ColumnUse, Operand
+from pgopt.replay.parameters import written_wanted
 from pgopt.replay.replayable import shape_of
 from pgopt.replay.scripts import TRANSACTIONS, cells_of
 from pgopt.replay.selection import select
@@ -24,6 +26,7 @@ from pgopt.replay.values.draws import (
     compact,
     pool_from_rows,
     pool_from_stats,
+    pool_from_values,
     sample,
 )
 from pgopt.replay.workload_files import keys_sql, workload_markdown
@@ -397,3 +400,42 @@ def test_a_value_compared_with_a_function_of_a_column_is_sent_through_it() -> No
     (script,) = synthesize(chosen, CATALOG, POOLS).scripts
     first = script.text.splitlines()[-4]
     assert first.endswith("where lower(status) = lower('new'::text);"), first
+
+
+def test_updates_and_deletes_find_their_rows_by_the_keys_written_during_the_watch() -> None:
+    """A watch of prepared statements sees no values: an UPDATE's or a DELETE's key is
+    drawn from the rows written during the watch (their xmin, source/written.py), the
+    reads and the written values from the data's statistics as before."""
+    statements = [
+        statement("update orders set status = $1 where id = $2", 800, 40.0, 800),
+        statement("delete from orders where customer_id = $1", 100, 5.0, 100),
+        statement("select * from orders where id = $1", 1000, 10.0, 1000),
+    ]
+    chosen = select(statements, CATALOG, 1.0)
+    assert written_wanted(chosen, CATALOG) == {
+        ("public", "orders", "id"),
+        ("public", "orders", "customer_id"),
+    }
+    hot = [str(k) for k in range(500, 510)] * 3 + ["7", "950"]  # each key once, in the read
+    origin = "the keys of the 32 rows written during the watch"
+    written = {
+        ("public", "orders", "id"): replace(pool_from_values(hot, "bigint"), origin=origin),
+        ("public", "orders", "customer_id"): replace(
+            pool_from_values(["3"] * 20, "integer"), origin=origin
+        ),
+    }
+    pools = {**POOLS, ("public", "orders", "customer_id"): pool_from_rows(["1", "2"])}
+    synthesis = synthesize(chosen, CATALOG, pools, written=written)
+    by_query = {b.statement.query.split()[0]: b for b in synthesis.blocks}
+    update, delete, read = by_query["update"], by_query["delete"], by_query["select"]
+    assert any(origin in a for a in update.assumptions if a.startswith("orders.id"))
+    assert any(origin in a for a in delete.assumptions)
+    assert not any(origin in a for a in read.assumptions)
+    # which rows the writes find is the clients' (the status written is work by its size)
+    assert not update.values_from_data and not delete.values_from_data
+    assert read.values_from_data
+    text = next(s.text for s in synthesis.scripts if "update /* pgopt" in s.text)
+    assert "random(1, 1000)" not in text  # not the table's spread of keys
+    # without a watch's written keys, as before: the data's statistics
+    before = synthesize(chosen, CATALOG, pools)
+    assert all(b.values_from_data for b in before.blocks)

@@ -1,7 +1,8 @@
 """What a replay synthesizes from the source (ab --synthesize, advise --prove, the index
 proof): in one read-only session on it (servers/read_only.py), how its clients ran
 (source/watch.py) or a log capture, its statements, its tables and the values of the
-columns the selected statements draw from (source/reader.py); then the selection
+columns the selected statements draw from (source/reader.py), and the keys its clients
+wrote during a watch (source/written.py); then the selection
 (selection.py) and the synthesis (synthesize.py). One clear error (exit 2) when the
 source cannot be read or holds nothing to replay.
 """
@@ -9,6 +10,7 @@ source cannot be read or holds nothing to replay.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +33,13 @@ from ..source.reader import (
 from ..source.seen import SeenValues, seen_values
 from ..source.taken_log import TakenLog, take_log
 from ..source.watch import how_clients_ran
+from ..source.written import written_keys
 from ..sqltree import tables_read
 from .param_binding import ColumnUse
-from .parameters import needed_columns
+from .parameters import needed_columns, written_wanted
 from .selection import Selection, select
 from .synthesize import NOT_SAMPLED, Synthesis, synthesize
-from .values.draws import INTEGER_TYPES, Pool, pool_from_rows, pool_from_stats
+from .values.draws import INTEGER_TYPES, Pool, pool_from_rows, pool_from_stats, pool_from_values
 
 
 def synthesize_from(
@@ -114,7 +117,7 @@ def _synthesize(
     where = redact_dsn(dsn)
     try:
         with read_only.connect(dsn, "ab") as conn:
-            workload, capture, seen = NOT_SAMPLED, None, None
+            workload, capture, seen, since_xid = NOT_SAMPLED, None, None, None
             if statements is None:
                 require_statements(conn, where)  # before a watch or capture waits
                 literal_calls: tuple[str, ...] = ()
@@ -124,6 +127,7 @@ def _synthesize(
                 elif log is None:  # the sample first, likewise
                     ran = how_clients_ran(conn, sample_s)
                     workload, literal_calls = ran.workload, ran.literal_calls
+                    since_xid = ran.since_xid
                 statements = read_statements(conn, where)
                 if logged is not None:
                     capture = read_capture(conn, logged, statements)
@@ -137,9 +141,12 @@ def _synthesize(
             selection = select(statements, catalog, cover, captured, whole)
             catalog = with_largest(conn, catalog, _new_keys(selection, catalog))
             pools = _pools(conn, selection, catalog)
+            written = _written(conn, selection, catalog, since_xid) if since_xid else {}
     except psycopg.Error as e:
         raise UsageError(f"cannot read {where}: {first_line(e)}") from e
-    return synthesize(selection, catalog, pools, workload, tuple(statements), capture, seen)
+    return synthesize(
+        selection, catalog, pools, workload, tuple(statements), capture, seen, written
+    )
 
 
 def _captured(captured: dict[str, Any] | None, seen: SeenValues | None) -> frozenset[str]:
@@ -164,6 +171,23 @@ def _new_keys(selection: Selection, catalog: Catalog) -> Iterator[tuple[str, str
             if column is None or not column.unique or column.type not in INTEGER_TYPES:
                 continue
             yield (*key, use.column)
+
+
+def _written(
+    conn: psycopg.Connection[Any], selection: Selection, catalog: Catalog, since_xid: str
+) -> dict[tuple[str, str, str], Pool]:
+    """The keys of the rows written during the watch, for each column an UPDATE or a
+    DELETE finds its rows by, where enough were written (source/written.py)."""
+    pools = {}
+    for schema, table, column in sorted(written_wanted(selection, catalog)):
+        pages = catalog.sizes.get((schema, table), (0.0, 0.0))[1]
+        keys = written_keys(conn, schema, table, column, since_xid, pages)
+        if keys is None:
+            continue
+        type_name = catalog.tables[(schema, table)][column].type
+        pool = pool_from_values(list(keys.values), type_name)
+        pools[(schema, table, column)] = replace(pool, origin=keys.origin)
+    return pools
 
 
 def _pools(

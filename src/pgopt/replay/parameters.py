@@ -118,11 +118,16 @@ def draws_of(
     reuse: dict[int, tuple[str, str]] | None = None,
     captured: list[dict[int, str | None]] | None = None,
     captured_from: str = "the log capture",
+    written: dict[tuple[str, str, str], Pool] | None = None,
 ) -> tuple[dict[int, Draw], dict[int, str]]:
     """Each parameter's draw and its note; `reuse`: n -> (variable, why), a value an
     earlier statement of the transaction drew; `captured`: the values `captured_from`
     (a log capture, a watch) holds, per call (drawn at their frequencies, where a
-    value may be used again)."""
+    value may be used again); `written`: the keys of the rows written during a watch,
+    per column, which an UPDATE or a DELETE of the table draws its keys from."""
+    target = catalog.key(candidate.shape.target) if candidate.shape.target else None
+    if written and target is not None:
+        pools = {**pools, **{k: p for k, p in written.items() if k[:2] == target}}
     draws: dict[int, Draw] = {}
     notes: dict[int, str] = {}
     for n, (variable, why) in (reuse or {}).items():
@@ -317,6 +322,23 @@ def _key(use: ColumnUse, catalog: Catalog, keys: dict[str, Key]) -> tuple[NewKey
         f"a new {use.table.name}.{use.column}, unique: from {sequence}, which starts above "
         f"the data's largest ({start - 1}): no two inserts collide"
     )
+
+
+def written_wanted(selection: Selection, catalog: Catalog) -> set[tuple[str, str, str]]:
+    """(schema, table, column) of each column an UPDATE or a DELETE finds the rows it
+    changes by: the keys its clients wrote during a watch tell which rows they are."""
+    out: set[tuple[str, str, str]] = set()
+    for candidate in selection.candidates:
+        shape = candidate.shape
+        target = catalog.key(shape.target) if shape.target is not None else None
+        if target is None:
+            continue
+        columns = {s.column for s in shape.spans if s.table == shape.target}
+        for use in shape.params.values():
+            if isinstance(use, ColumnUse) and use.table == shape.target and not use.written:
+                columns.add(use.column)
+        out.update((*target, c) for c in columns if c in catalog.tables[target])
+    return out
 
 
 def needed_columns(selection: Selection, catalog: Catalog) -> set[tuple[str, str, str]]:

@@ -59,6 +59,7 @@ class Shape:
     # parameters bound to nothing a column holds: replayable only with the values a
     # log capture holds for them (the refusal says so otherwise)
     unbound: tuple[int, ...] = ()
+    target: Table | None = None  # the table an UPDATE or a DELETE changes rows of
 
 
 def shape_of(query: str, columns_of: Any) -> Shape:
@@ -100,7 +101,10 @@ def shape_of(query: str, columns_of: Any) -> Shape:
             aggregates=_aggregates(stmt),
             unbound=tuple(unbound),
         )
-    return Shape(kind, finder.params, tables, spans=spans, aggregates=_aggregates(stmt))
+    target = table_of(stmt.relation) if isinstance(stmt, ast.UpdateStmt | ast.DeleteStmt) else None
+    return Shape(
+        kind, finder.params, tables, spans=spans, aggregates=_aggregates(stmt), target=target
+    )
 
 
 def _utility_reason(stmt: Any) -> str:

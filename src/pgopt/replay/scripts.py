@@ -36,7 +36,9 @@ class Block:
     lines: tuple[str, ...]
     assumptions: tuple[str, ...]  # how each parameter is drawn, and what that assumes
     unverified: str = ""  # a guess the fidelity check cannot see through, said
-    values_from_data: bool = False  # a column's values drawn from the data, not the calls
+    # which rows it finds are drawn from the data, not the calls (a value it writes is
+    # work by its size, not by which it is: not counted)
+    values_from_data: bool = False
 
 
 @dataclass(frozen=True)
@@ -115,8 +117,14 @@ def block(
         tuple(lines),
         tuple(notes[n] for n in sorted(notes)),
         unverified,
-        any(from_the_data(d) for d in draws.values()),
+        any(from_the_data(d) for n, d in draws.items() if not _written(candidate, n)),
     )
+
+
+def _written(candidate: Candidate, n: int) -> bool:
+    """Whether $n is a value the statement writes (what is written, not which rows)."""
+    use = candidate.shape.params.get(n)
+    return isinstance(use, ColumnUse) and use.written
 
 
 def _filled(query: str, values: dict[int, str]) -> str:

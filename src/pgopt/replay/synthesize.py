@@ -63,12 +63,14 @@ def synthesize(
     everything: tuple[SourceStatement, ...] = (),
     capture: Capture | None = None,
     seen: SeenValues | None = None,
+    written: dict[tuple[str, str, str], Pool] | None = None,
 ) -> Synthesis:
     """The candidates whose parameters all have values, as blocks, then scripts.
     `everything`: the source's statements (ranges are sized from their neighbours');
     `capture`: a log capture, whose values are drawn and whose transactions are run
     as it shows them (captured_scripts.py); else `seen`: the values a watch saw its
-    clients send, drawn for the statements it saw often enough."""
+    clients send, drawn for the statements it saw often enough; `written`: the keys of
+    the rows written during the watch, which UPDATEs and DELETEs draw theirs from."""
     kept: list[tuple[str, Candidate]] = []
     skipped = list(selection.skipped)
     called = capture.values if capture else seen.values if seen else {}
@@ -112,12 +114,12 @@ def synthesize(
             elif name == delete:
                 export = (n_delete, PAIR_KEY)
         draws, notes = draws_of(
-            candidate, catalog, pools, keys, everything, reuse, captured, called_from
+            candidate, catalog, pools, keys, everything, reuse, captured, called_from, written
         )
         blocks.append(block(name, candidate, draws, notes, export, suffix))
         if reuse and capture is not None:
             draws, notes = draws_of(
-                candidate, catalog, pools, keys, everything, None, captured, called_from
+                candidate, catalog, pools, keys, everything, None, captured, called_from, written
             )
             alone[name] = block(name, candidate, draws, notes)
     skipped.sort(key=lambda s: s.time_share, reverse=True)

@@ -2,7 +2,8 @@
 a watch of `--source-sample` seconds (its sessions sampled twice a second, the calls
 and commits counted before and after, and a hundred times a second the statements its
 clients sent with their values written in: each such call once), and what the source
-keeps since its statistics were reset; shape.py makes the figures of them, each with
+keeps since its statistics were reset; the transaction counter as it starts
+(written.py reads the keys written since); shape.py makes the figures of them, each with
 where it came from; seen.py reads the values of the calls; host_cpu.py the CPU of the
 source's machine over the watch, where it is this one."""
 
@@ -21,6 +22,7 @@ from ..servers.read_only import dict_rows
 from .catalog import SourceWorkload
 from .host_cpu import HostCpuWatch
 from .shape import Kept, Watch, shape
+from .written import watch_xid
 
 SAMPLE_EVERY_S = 0.5  # pg_stat_activity's sessions during the watch
 LOOKS_A_SAMPLE = 50  # looks at the calls sent with literals, per sample of the sessions
@@ -38,6 +40,7 @@ class ClientsRan:
 
     workload: SourceWorkload
     literal_calls: tuple[str, ...] = ()
+    since_xid: str | None = None  # the transaction counter as the watch started
 
 
 def how_clients_ran(conn: psycopg.Connection[Any], seconds: float) -> ClientsRan:
@@ -52,8 +55,9 @@ def how_clients_ran(conn: psycopg.Connection[Any], seconds: float) -> ClientsRan
         "the statements and commits it counts, the values of calls sent as literals",
         highlight=False,
     )
+    since_xid = watch_xid(conn)
     watch, literal_calls = _watch(conn, seconds, installed)
-    return ClientsRan(shape(watch, kept, why), literal_calls)
+    return ClientsRan(shape(watch, kept, why), literal_calls, since_xid)
 
 
 def _installed(conn: psycopg.Connection[Any]) -> list[dict[str, Any]]:

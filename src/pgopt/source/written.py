@@ -1,0 +1,91 @@
+"""The keys of the rows the source's clients wrote during a watch, read by the rows'
+xmin in the replay's read-only session (the one way a watch learns which keys clients
+that send prepared statements ask for: their calls show `$n`, not their values).
+
+A row that an INSERT or an UPDATE wrote carries the writer's transaction id in its
+xmin. The watch notes the transaction counter as it starts (queries/watch_xid.sql);
+afterwards the rows whose xmin is younger than that are the rows written since, and
+their keys are the keys the clients updated or inserted (a key they deleted is gone;
+sysbench's DELETE inserts its key again). What this does not tell:
+
+- how often each key was written: a row shows its last writer only, so a hot key
+  written a thousand times counts once, like a cold key written once (the shape is
+  flattened toward the keys' spread, not the calls');
+- the keys the clients read, which may be others.
+
+A table over MAX_PAGES pages is read in a sample of its pages (TABLESAMPLE SYSTEM),
+so the read stays one scan of about MAX_PAGES pages on a production server.
+Rows frozen since (xmin shown as FrozenTransactionId) are older than any watch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+from ..queries import load
+from ..servers.read_only import dict_rows
+
+MIN_KEYS = 20  # fewer rows written during the watch pin the replay to a few keys
+MAX_KEYS = 20_000  # keys read of one column, at most: a random sample of them
+MAX_PAGES = 12_800  # 100 MB of 8-kB pages: a larger table is read in a sample of them
+
+
+@dataclass(frozen=True)
+class WrittenKeys:
+    """The keys of one column among the rows written since the watch started, and
+    the share of the table's pages read for them (1.0: all)."""
+
+    values: tuple[str, ...]
+    pages_read: float
+
+    @property
+    def origin(self) -> str:
+        sampled = ""
+        if self.pages_read < 1:
+            sampled = f", in a sample of {self.pages_read:.0%} of its pages"
+        return (
+            f"the keys of the {len(self.values):,} rows written during the watch (their "
+            f"xmin{sampled}; each key once, however often it was written)"
+        )
+
+
+def watch_xid(conn: psycopg.Connection[Any]) -> str:
+    """The transaction counter now, as a row's xmin would hold it."""
+    return str(dict_rows(conn, load("watch_xid"))[0]["xid"])
+
+
+def written_keys(
+    conn: psycopg.Connection[Any],
+    schema: str,
+    table: str,
+    column: str,
+    since_xid: str,
+    pages: float,
+) -> WrittenKeys | None:
+    """The non-null values of `column` in the rows of `schema`.`table` (`pages` pages,
+    the planner's figure) written since the transaction counter was `since_xid`; None
+    where fewer than MIN_KEYS were, or the table cannot be read so (a view, a foreign
+    table, no privilege)."""
+    share = min(1.0, MAX_PAGES / pages) if pages > 0 else 1.0
+    source = sql.SQL("{}.{}").format(sql.Identifier(schema), sql.Identifier(table))
+    if share < 1.0:
+        source = sql.SQL("{} tablesample system ({})").format(source, sql.Literal(100 * share))
+    # age() counts from this statement's own transaction counter, for a row's xmin and
+    # for the watch's start alike: a row written since is younger than the start
+    query = sql.SQL(
+        "select {c}::text as v from {t} where {c} is not null "
+        "and age(xmin) <= age({since}::xid) order by random() limit {n}"
+    ).format(
+        c=sql.Identifier(column), t=source, since=sql.Literal(since_xid), n=sql.Literal(MAX_KEYS)
+    )
+    try:
+        rows = dict_rows(conn, query)
+    except psycopg.Error:
+        return None
+    if len(rows) < MIN_KEYS:
+        return None
+    return WrittenKeys(tuple(str(r["v"]) for r in rows), share)

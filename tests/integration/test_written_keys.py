@@ -1,0 +1,63 @@
+"""The keys a watch's clients wrote, read by their rows' xmin (source/written.py) on a
+real server: exactly the rows inserted or updated since the watch's start, none of
+those before it, a sample of them from a table too big to read whole, and nothing
+from what cannot be read so; all in pgopt's read-only session."""
+
+from __future__ import annotations
+
+import psycopg
+
+from pgopt.servers import read_only
+from pgopt.servers.embedded import EmbeddedTarget
+from pgopt.source.written import MAX_PAGES, MIN_KEYS, watch_xid, written_keys
+
+from .conftest import new_database
+
+
+def test_the_rows_written_since_the_start_give_their_keys_and_no_others(
+    server: EmbeddedTarget,
+) -> None:
+    dsn = new_database(server, "written")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("create table t as select g as id, 0 as v from generate_series(1, 20000) g")
+        conn.execute("create view w as select * from t")
+        conn.execute(
+            "create table u with (fillfactor = 50) as "
+            "select g as id, 0 as v from generate_series(1, 20000) g"
+        )
+        conn.execute("vacuum freeze t")  # frozen rows: an xmin older than any watch
+        conn.execute("update t set v = 1 where id between 100 and 199")  # before the watch
+    with read_only.connect(dsn, "ab") as source:
+        since = watch_xid(source)
+        with psycopg.connect(dsn, autocommit=True) as clients:
+            clients.execute("update t set v = 2 where id between 5000 and 5099")
+            for key in (9000, 9001, 9002):  # one transaction each, a hot key among them
+                for _ in range(3):
+                    clients.execute("update t set v = v + 1 where id = %s", (key,))
+            clients.execute("insert into t select g, 3 from generate_series(20001, 20010) g")
+            clients.execute("delete from t where id = 5050")  # a key deleted is gone
+            clients.execute("update t set v = 4 where id between 7000 and 7004")
+            clients.execute("update t set v = 4 where false")
+        keys = written_keys(source, "public", "t", "id", since, pages=90.0)
+        assert keys is not None and keys.pages_read == 1.0
+        expected = {*range(5000, 5100), 9000, 9001, 9002, *range(20001, 20011), *range(7000, 7005)}
+        expected.discard(5050)
+        assert sorted(map(int, keys.values)) == sorted(expected)  # each key once
+        assert "117 rows written during the watch" in keys.origin
+        # a table of more than MAX_PAGES pages is read in a sample of its pages: here u,
+        # whose free space keeps each updated row on its page, read as if 2 x MAX_PAGES
+        with psycopg.connect(dsn, autocommit=True) as clients:
+            clients.execute("update u set v = 1 where id % 10 = 0")
+        sampled = written_keys(source, "public", "u", "id", since, pages=MAX_PAGES * 2.0)
+        assert sampled is not None and sampled.pages_read == 0.5
+        assert 500 <= len(sampled.values) <= 1500, len(sampled.values)
+        assert all(int(k) % 10 == 0 for k in sampled.values)
+        assert "in a sample of 50% of its pages" in sampled.origin
+        # fewer than MIN_KEYS rows written since a later start: none
+        later = watch_xid(source)
+        with psycopg.connect(dsn, autocommit=True) as clients:
+            clients.execute(f"update t set v = 5 where id <= {MIN_KEYS - 1}")
+        assert written_keys(source, "public", "t", "id", later, pages=90.0) is None
+        # a view has no xmin: none, and the session goes on
+        assert written_keys(source, "public", "w", "id", since, pages=0.0) is None
+        assert written_keys(source, "public", "t", "id", since, pages=90.0) is not None
