@@ -436,6 +436,10 @@ def test_updates_and_deletes_find_their_rows_by_the_keys_written_during_the_watc
     assert read.values_from_data
     text = next(s.text for s in synthesis.scripts if "update /* pgopt" in s.text)
     assert "random(1, 1000)" not in text  # not the table's spread of keys
+    assert "UPDATEs and DELETEs find their rows, from the rows written during the watch" in (
+        synthesis.workload.values_from
+    )
     # without a watch's written keys, as before: the data's statistics
     before = synthesize(chosen, CATALOG, pools)
     assert all(b.values_from_data for b in before.blocks)
+    assert "rows written" not in before.workload.values_from

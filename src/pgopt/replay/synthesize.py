@@ -169,7 +169,13 @@ def synthesize(
     else:
         scripts = autocommit_scripts(items)
     if capture is None:
-        workload = replace(workload, values_from=_values_from(workload, seen))
+        values_from = _values_from(workload, seen)
+        if written:
+            values_from += (
+                "; the keys by which UPDATEs and DELETEs find their rows, from the rows "
+                "written during the watch (source/written.py)"
+            )
+        workload = replace(workload, values_from=values_from)
     return Synthesis(
         tuple(blocks),
         scripts,
