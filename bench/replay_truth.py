@@ -24,7 +24,12 @@ row in one table and the goal's line (bench/truth_goal.py). `--json FILE` keeps 
 Run from the repository root (the shop needs `pip install -e '.[bench]'`):
 
     .venv/bin/python bench/replay_truth.py [--cases sync_rw,shop_index,...] [--ways capture]
-        [--json out.json]
+        [--json out.json] [--source-setting commit_delay=2000 --source-setting commit_siblings=0]
+
+`--source-setting` sets the source's server: `commit_delay` with `commit_siblings=0`
+holds every synchronous commit that long before its flush, its row locks held, as a
+disk whose flush takes that long would (this machine's flushes take about 0.1 ms, a
+cloud volume's 1-2 ms).
 """
 
 from __future__ import annotations
@@ -500,6 +505,15 @@ def main() -> None:
     parser.add_argument(
         "--ways", default="all", help="comma-separated: watch, idle, log, capture; or all"
     )
+    parser.add_argument(
+        "--source-setting",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="one more setting of the source's server, e.g. commit_delay=2000 with "
+        "commit_siblings=0 for a disk whose flush takes 2 ms (A and B carry it, as pgopt "
+        "carries the source's WAL settings)",
+    )
     parser.add_argument("--seed", type=int, default=44)
     parser.add_argument("--keep", type=Path, help="a folder to keep each pgopt run's folder in")
     parser.add_argument("--json", type=Path)
@@ -524,8 +538,13 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="pgopt-replay-truth-"))
     try:
         # its log kept as files, as on a production server (the capture reads it back)
-        logging = {"logging_collector": "on", "log_destination": "stderr,csvlog"}
-        with EmbeddedTarget(find_binaries(None), base_settings=logging) as server:
+        settings = {"logging_collector": "on", "log_destination": "stderr,csvlog"}
+        for given in args.source_setting:
+            name, sep, value = given.partition("=")
+            if not sep or not name:
+                raise SystemExit(f"--source-setting {given}: not NAME=VALUE")
+            settings[name.strip()] = value.strip()
+        with EmbeddedTarget(find_binaries(None), base_settings=settings) as server:
             source = Source(server, args)
             for case in chosen:
                 started = time.monotonic()
