@@ -6,12 +6,13 @@ from what cannot be read so; all in pgopt's read-only session."""
 from __future__ import annotations
 
 import psycopg
+import pytest
 
 from pgopt.servers import read_only
 from pgopt.servers.embedded import EmbeddedTarget
 from pgopt.source.written import MAX_PAGES, MIN_KEYS, watch_xid, written_keys
 
-from .conftest import new_database
+from .conftest import LOCAL_DSN, local_server_answers, new_database
 
 
 def test_the_rows_written_since_the_start_give_their_keys_and_no_others(
@@ -61,3 +62,33 @@ def test_the_rows_written_since_the_start_give_their_keys_and_no_others(
         # a view has no xmin: none, and the session goes on
         assert written_keys(source, "public", "w", "id", since, pages=0.0) is None
         assert written_keys(source, "public", "t", "id", since, pages=90.0) is not None
+
+
+@pytest.mark.xdist_group("pg15")
+@pytest.mark.skipif(not local_server_answers(), reason="no PostgreSQL on 127.0.0.1:5432")
+def test_postgresql_15_gives_the_keys_written_to_a_partitioned_table() -> None:
+    """Debian's PostgreSQL 15: the same functions and a partitioned table's parent read
+    whole (each partition's rows carry their own xmin); its own database, dropped."""
+    name = "pgopt_written_keys"
+    dsn = LOCAL_DSN.rsplit("/", 1)[0] + f"/{name}"
+    with psycopg.connect(LOCAL_DSN, autocommit=True) as admin:
+        admin.execute(f"drop database if exists {name}")
+        admin.execute(f"create database {name}")
+    try:
+        with psycopg.connect(dsn, autocommit=True) as conn:
+            conn.execute("create table p (id int, v int) partition by range (id)")
+            conn.execute("create table p1 partition of p for values from (1) to (5001)")
+            conn.execute("create table p2 partition of p for values from (5001) to (10001)")
+            conn.execute("insert into p select g, 0 from generate_series(1, 10000) g")
+            conn.execute("vacuum freeze p")
+        with read_only.connect(dsn, "ab") as source:
+            assert source.info.server_version // 10000 == 15
+            since = watch_xid(source)
+            with psycopg.connect(dsn, autocommit=True) as clients:
+                clients.execute("update p set v = 1 where id between 4990 and 5020")
+            keys = written_keys(source, "public", "p", "id", since, pages=60.0)
+            assert keys is not None
+            assert sorted(map(int, keys.values)) == list(range(4990, 5021))
+    finally:
+        with psycopg.connect(LOCAL_DSN, autocommit=True) as admin:
+            admin.execute(f"drop database if exists {name} with (force)")
