@@ -53,7 +53,13 @@ from common import run_pgopt, stop_cleanly_on_signals
 from truth_clients import Client, Shop, Sysbench
 from truth_goal import agreement, goal_lines
 
-from pgopt.analysis.amdahl import application_bound, cpus_bind, shared_cpu_estimate
+from pgopt.analysis.amdahl import (
+    application_bound,
+    cpus_bind,
+    round_pairs,
+    shared_cpu_estimate,
+    shared_cpu_interval,
+)
 from pgopt.analysis.verdicts import Rule, paired, verdict
 from pgopt.binaries import find_binaries
 from pgopt.servers.embedded import EmbeddedTarget
@@ -452,11 +458,30 @@ def _shared_cpus(document: dict[str, Any], ratio: float) -> dict[str, Any]:
     fidelity = document.get("fidelity") or {}
     busy, cpu_share = fidelity.get("host_busy"), fidelity.get("database_cpu_share")
     steps = {s["name"]: s.get("server_cpu_us_per_tx") for s in document["steps"]}
-    out = {"host_busy": busy, "database_cpu_share": cpu_share, "shared_cpu_estimate": None}
+    out = {
+        "host_busy": busy,
+        "database_cpu_share": cpu_share,
+        "shared_cpu_estimate": None,
+        "shared_cpu_ci95": None,
+    }
     if busy is not None and cpus_bind(busy) and cpu_share and steps["a"] and steps["b"]:
         cpu_ratio = steps["b"]["median"] / steps["a"]["median"]
         out["shared_cpu_estimate"] = shared_cpu_estimate(ratio, cpu_share, cpu_ratio)
+        runs = {s["name"]: _run_figures(s) for s in document["steps"]}
+        interval = shared_cpu_interval(round_pairs(runs["a"], runs["b"]), cpu_share)
+        out["shared_cpu_ci95"] = list(interval) if interval else None
     return out
+
+
+def _run_figures(step: dict[str, Any]) -> list[tuple[int, float, float, int]]:
+    """Each run's round, rate, server CPU and transactions, where all are known (the
+    report's figures for the estimate's interval, from result.json)."""
+    keys = ("round", "tps", "server_cpu_s", "transactions")
+    return [
+        (int(r["round"]), float(r["tps"]), float(r["server_cpu_s"]), int(r["transactions"]))
+        for r in step["runs"]
+        if all(r.get(k) for k in keys)
+    ]
 
 
 def _capture(source: Source, client: Client, into: Path) -> None:

@@ -9,8 +9,8 @@ the goal is the ratio a user reads, and the check's reason is what tells the use
 not to trust it, which the table shows beside the miss. The ratio held to the
 goal is the database's; where pgopt also estimates what an application whose own
 work is CPU on the database's cores gets (analysis/amdahl.py: a shop whose
-requests are mostly its own Python), that estimate is a point with no interval,
-held to the 15% alone, on a line of its own."""
+requests are mostly its own Python), that estimate, with its interval from the
+rounds where it has one, is held to the same goal on a line of its own."""
 
 from __future__ import annotations
 
@@ -45,6 +45,7 @@ def goal_rows(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 continue
             failed = "error" in r
             estimate = r.get("shared_cpu_estimate")
+            interval = r.get("shared_cpu_ci95")
             rows.append(
                 {
                     "case": case["case"],
@@ -55,6 +56,11 @@ def goal_rows(cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     "met": not failed and bool(r.get("within")) and bool(r.get("overlap")),
                     "estimate_distance": (
                         abs(math.log(estimate / told["ratio"])) if estimate else None
+                    ),
+                    "estimate_overlap": (
+                        interval[0] <= told["ci95"][1] and told["ci95"][0] <= interval[1]
+                        if estimate and interval
+                        else None
                     ),
                 }
             )
@@ -82,11 +88,11 @@ def goal_lines(cases: list[dict[str, Any]]) -> list[str]:
         else:
             mark = "met" if row["met"] else "missed"
         distance = f"{r['distance']:.2f}" if "distance" in r else ""
-        estimate = (
-            f"×{r['shared_cpu_estimate']:.2f} ({row['estimate_distance']:.2f})"
-            if row["estimate_distance"] is not None
-            else ""
-        )
+        estimate = ""
+        if row["estimate_distance"] is not None:
+            interval = r.get("shared_cpu_ci95")
+            spread = f" [{interval[0]:.2f}–{interval[1]:.2f}]" if interval else ""
+            estimate = f"×{r['shared_cpu_estimate']:.2f}{spread} ({row['estimate_distance']:.2f})"
         lines.append(
             f"| {row['case']} | {row['way']} | {_ratio(told)} {told['verdict']} | "
             f"{_ratio(r)} | {distance} | {estimate} | {r.get('fidelity') or ''} | {mark} |"
@@ -113,9 +119,16 @@ def goal_lines(cases: list[dict[str, Any]]) -> list[str]:
     estimated = [row for row in decided if row["estimate_distance"] is not None]
     if estimated:
         near = [row for row in estimated if row["estimate_distance"] <= math.log(1 + WITHIN)]
+        spanned = [row for row in estimated if row["estimate_overlap"] is not None]
+        both = [row for row in near if row["estimate_overlap"]]
         lines.append(
             f"pgopt's estimate for an application whose own work is CPU on the database's "
-            f"cores (a point, no interval): within {WITHIN:.0%} on {len(near)} of "
-            f"{len(estimated)} decided rows."
+            f"cores: within {WITHIN:.0%} on {len(near)} of {len(estimated)} decided rows"
+            + (
+                f"; of the {len(spanned)} with an interval, {len(both)} within and overlapping"
+                if spanned
+                else " (a point, no interval)"
+            )
+            + "."
         )
     return lines

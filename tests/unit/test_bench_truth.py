@@ -68,6 +68,7 @@ def test_the_goal_counts_the_rows_the_application_decides_and_the_misses_pgopt_f
             "watch": _pgopt(shop, 6.28, 5.19, 7.61, "faithful") | {"shared_cpu_estimate": 1.77},
         },
     ]
+    with_interval = {"shared_cpu_estimate": 1.72, "shared_cpu_ci95": [1.60, 1.85]}
     rows = goal_rows(cases)
     assert [(r["case"], r["way"], r["decided"], r["met"]) for r in rows] == [
         ("sync_rw", "watch", True, False),  # 0.39 apart
@@ -89,5 +90,23 @@ def test_the_goal_counts_the_rows_the_application_decides_and_the_misses_pgopt_f
         "1 of 5 rows met; of the 4 missed, 2 pgopt itself did not call faithful; "
         "1 not decided by the application.",
         "pgopt's estimate for an application whose own work is CPU on the database's "
-        "cores (a point, no interval): within 15% on 1 of 1 decided rows.",
+        "cores: within 15% on 1 of 1 decided rows (a point, no interval).",
     ]
+    # this session's shop_index: the estimate x1.72 with its rounds' interval, against
+    # the shop's x1.57 [1.45-1.69]; and one whose interval misses the shop's
+    shop = _judged(1.57, 1.45, 1.69, "faster")
+    cases = [
+        {"case": "shop_index", "truth": shop, "watch": _pgopt(shop, 4.51, 4.01, 5.06, "faithful")},
+        {"case": "apart", "truth": shop, "watch": _pgopt(shop, 4.51, 4.01, 5.06, "faithful")},
+    ]
+    cases[0]["watch"] |= with_interval
+    cases[1]["watch"] |= {"shared_cpu_estimate": 1.80, "shared_cpu_ci95": [1.75, 1.85]}
+    rows = goal_rows(cases)
+    assert [r["estimate_overlap"] for r in rows] == [True, False]
+    lines = goal_lines(cases)
+    assert "| ×1.72 [1.60–1.85] (0.09) | faithful | missed |" in lines[2], lines[2]
+    assert lines[-1] == (
+        "pgopt's estimate for an application whose own work is CPU on the database's "
+        "cores: within 15% on 2 of 2 decided rows; of the 2 with an interval, 1 within "
+        "and overlapping."
+    )

@@ -10,7 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from pgopt.analysis.amdahl import application_bound, shared_cpu_estimate
+from pgopt.analysis.amdahl import (
+    application_bound,
+    round_pairs,
+    shared_cpu_estimate,
+    shared_cpu_interval,
+)
 from pgopt.model.result import CpuShare, LabResult
 from pgopt.report.banners import banners
 from pgopt.store import load_result
@@ -62,7 +67,15 @@ def test_an_application_on_the_sources_own_cpus_gets_the_cpu_it_saves(replay: La
     estimate = shared_cpu_estimate(
         here.step("b").ratio_vs_baseline.median, 0.5, b.median / a.median
     )
-    assert f"about ×{estimate:.2f} to it" in text  # an application whose work is CPU here
+    # an application whose work is CPU here, with the interval its 3 rounds give
+    pairs = round_pairs(
+        [(r.round, r.tps, r.server_cpu_s, r.transactions) for r in here.step("a").runs],  # type: ignore[misc]
+        [(r.round, r.tps, r.server_cpu_s, r.transactions) for r in here.step("b").runs],  # type: ignore[misc]
+    )
+    interval = shared_cpu_interval(pairs, 0.5)
+    assert interval is not None and len(pairs) == 3
+    assert f"about ×{estimate:.2f} [{interval[0]:.2f}–{interval[1]:.2f}] to it" in text
+    assert "the interval from its 3 rounds" in text
     # CPUs idle most of the watch (a source that went quiet): no estimate for them
     assert here.fidelity is not None
     idle = replace(here, fidelity=replace(here.fidelity, host_busy=0.04))

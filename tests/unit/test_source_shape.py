@@ -4,12 +4,18 @@ faster database is worth to the application (analysis/amdahl.py). No server."""
 
 from __future__ import annotations
 
+import statistics
 from dataclasses import replace
 from typing import Any
 
 import pytest
 
-from pgopt.analysis.amdahl import application_bound, shared_cpu_estimate
+from pgopt.analysis.amdahl import (
+    application_bound,
+    round_pairs,
+    shared_cpu_estimate,
+    shared_cpu_interval,
+)
 from pgopt.source.shape import HostCpu, Kept, Watch, shape
 
 NOW = 1_800_000_000.0
@@ -136,6 +142,28 @@ def test_an_application_on_the_databases_busy_cpus_gets_the_cpu_it_saves() -> No
     assert shared_cpu_estimate(3.34, 1.0, 0.1) == 3.34  # never more than the database's
     assert shared_cpu_estimate(1.0, 0.5, 1.0) == 1.0
     assert shared_cpu_estimate(0.5, 0.5, 2.0) == pytest.approx(1 / 1.5)  # slower, less so
+
+
+def test_the_estimates_interval_comes_from_each_rounds_pair() -> None:
+    """Each round's B against its A (rate, CPU a transaction) gives an estimate; their
+    geometric mean's interval holds it. Rounds without a figure, or B's alone, drop."""
+    a = [(1, 100.0, 2.0, 1000), (2, 110.0, 2.2, 1100), (3, 90.0, 1.8, 900), (4, 95.0, 0.0, 950)]
+    b = [(1, 300.0, 1.5, 3000), (2, 320.0, 2.4, 3200), (3, 300.0, 1.8, 3000), (5, 1.0, 1.0, 1)]
+    pairs = round_pairs(a, b)
+    assert pairs == [
+        pytest.approx((3.0, 0.25)),
+        pytest.approx((320 / 110, 0.375)),
+        pytest.approx((300 / 90, 0.3)),
+    ]
+    interval = shared_cpu_interval(pairs, 0.5)
+    assert interval is not None
+    each = [shared_cpu_estimate(r, 0.5, c) for r, c in pairs]
+    low, high = interval
+    assert low < statistics.geometric_mean(each) < high
+    assert low < min(each) and max(each) < high  # three rounds: wider than their spread
+    alike = shared_cpu_interval([(3.0, 0.25)] * 3, 0.5)  # rounds alike: no spread
+    assert alike == pytest.approx((1.6, 1.6))
+    assert shared_cpu_interval(pairs[:1], 0.5) is None  # one round: no interval
 
 
 def test_the_machines_cpu_over_the_watch_is_carried_with_the_shape() -> None:

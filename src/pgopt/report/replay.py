@@ -4,9 +4,16 @@ section with every statement, the whole workload's figures and the thresholds.""
 
 from __future__ import annotations
 
-from ..analysis.amdahl import application_bound, cpus_bind, shared_cpu_estimate
+from ..analysis.amdahl import (
+    RunFigures,
+    application_bound,
+    cpus_bind,
+    round_pairs,
+    shared_cpu_estimate,
+    shared_cpu_interval,
+)
 from ..model.fidelity import Fidelity, StatementFidelity
-from ..model.result import LabResult
+from ..model.result import LabResult, StepResult
 from .blocks import Block, Cell, Inline, Items, Section, Span, Style, Table, plain
 
 VERDICT_STYLE = {"faithful": Style.GOOD, "partial": Style.WARN, "unfaithful": Style.BAD}
@@ -111,9 +118,14 @@ def _shared_cpus(fidelity: Fidelity, result: LabResult) -> str:
         if cpu is None or base is None or base.median <= 0:
             continue
         about = shared_cpu_estimate(ratio.median, cpu_share, cpu.median / base.median)
+        pairs = round_pairs(_figures(result.steps[0]), _figures(step))
+        interval = shared_cpu_interval(pairs, cpu_share)
+        spread = f" [{interval[0]:.2f}–{interval[1]:.2f}]" if interval else ""
         estimates.append(
-            f"{step.name}'s ×{ratio.median:.2f} is about ×{about:.2f} to it (the replay's "
-            f"server CPU a transaction {base.median:,.0f} → {cpu.median:,.0f} µs)"
+            f"{step.name}'s ×{ratio.median:.2f} is about ×{about:.2f}{spread} to it (the "
+            f"replay's server CPU a transaction {base.median:,.0f} → {cpu.median:,.0f} µs"
+            + (f"; the interval from its {len(pairs)} rounds" if interval else "")
+            + ")"
         )
     if not estimates:
         return seen + "."
@@ -122,6 +134,15 @@ def _shared_cpus(fidelity: Fidelity, result: LabResult) -> str:
         "database saves: " + "; ".join(estimates) + ". One whose clients only wait for "
         "the CPU gets that time back, up to the database's own ratio."
     )
+
+
+def _figures(step: StepResult) -> list[RunFigures]:
+    """Each of the step's runs with its round, rate, server CPU and transactions known."""
+    return [
+        (r.round, r.tps, r.server_cpu_s, r.transactions)
+        for r in step.runs
+        if r.round is not None and r.tps and r.server_cpu_s and r.transactions
+    ]
 
 
 def _figure(source: float, replay: float | None, digits: str = ".3g") -> str:
