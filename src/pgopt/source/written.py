@@ -66,10 +66,12 @@ def written_keys(
     since_xid: str,
     pages: float,
 ) -> WrittenKeys | None:
-    """The non-null values of `column` in the rows of `schema`.`table` (`pages` pages,
-    the planner's figure) written since the transaction counter was `since_xid`; None
-    where fewer than MIN_KEYS were, or the table cannot be read so (a view, a foreign
-    table, no privilege)."""
+    """The non-null values of `column` in the rows of `schema`.`table` (`pages` pages by
+    the planner's figure, or its size on disk where that is more: a figure not yet
+    analyzed, a partitioned table's) written since the transaction counter was
+    `since_xid`; None where fewer than MIN_KEYS were, or the table cannot be read so
+    (a view, a foreign table, no privilege)."""
+    pages = max(pages, pages_on_disk(conn, schema, table))
     share = min(1.0, MAX_PAGES / pages) if pages > 0 else 1.0
     source = sql.SQL("{}.{}").format(sql.Identifier(schema), sql.Identifier(table))
     if share < 1.0:
@@ -89,3 +91,16 @@ def written_keys(
     if len(rows) < MIN_KEYS:
         return None
     return WrittenKeys(tuple(str(r["v"]) for r in rows), share)
+
+
+def pages_on_disk(conn: psycopg.Connection[Any], schema: str, table: str) -> float:
+    """The table's pages on disk, its partitions' with it (0 where it cannot tell)."""
+    query = (
+        "select greatest(pg_relation_size(r), (select coalesce(sum(pg_relation_size(relid)), "
+        "0) from pg_partition_tree(r)))::float8 / current_setting('block_size')::int as pages "
+        "from (select format('%%I.%%I', %s::text, %s::text)::regclass as r) t"
+    )
+    try:
+        return float(dict_rows(conn, query, (schema, table))[0]["pages"])
+    except psycopg.Error:
+        return 0.0
