@@ -24,6 +24,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from .. import stopping
 from ..binaries import PgBinaries
 from ..errors import BinariesError, SettingsError, TargetError, first_line
 from ..machine import filesystem_type
@@ -261,15 +262,16 @@ class EmbeddedTarget(Target):
         kwargs = self.user.popen_kwargs() if self.user is not None else {}
         log = open(self.log_file, "ab")  # noqa: SIM115 - handed to the child, closed below
         try:
-            self._proc = subprocess.Popen(
-                [str(self.binaries.path("postgres")), "-D", str(self.data_dir)],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                stdin=subprocess.DEVNULL,
-                cwd=self.root,
-                start_new_session=True,
-                **kwargs,
-            )
+            with stopping.held():  # a Ctrl-C waits until the postmaster is held, to be stopped
+                self._proc = subprocess.Popen(
+                    [str(self.binaries.path("postgres")), "-D", str(self.data_dir)],
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    cwd=self.root,
+                    start_new_session=True,
+                    **kwargs,
+                )
         except OSError as e:
             raise BinariesError(f"cannot run postgres: {e}") from e
         finally:

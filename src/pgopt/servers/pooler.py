@@ -20,6 +20,7 @@ from pathlib import Path
 
 import psycopg
 
+from .. import stopping
 from ..errors import BinariesError, TargetError
 from ..processes import stop
 from .base import LAB_DATABASE, Target
@@ -94,19 +95,20 @@ class Pgbouncer:
             user.chown_tree(folder)
         kwargs = user.popen_kwargs() if user is not None else {}
         try:
-            self._proc = subprocess.Popen(
-                [binary, str(ini)],
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                stdin=subprocess.DEVNULL,
-                cwd=folder,
-                start_new_session=True,
-                **kwargs,
-            )
-        except OSError as e:
-            raise BinariesError(f"cannot run pgbouncer: {e}") from e
-        try:
+            with stopping.held():  # a Ctrl-C waits until the child is held, to be stopped
+                self._proc = subprocess.Popen(
+                    [binary, str(ini)],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    stdin=subprocess.DEVNULL,
+                    cwd=folder,
+                    start_new_session=True,
+                    **kwargs,
+                )
             self._wait_ready(folder / "pgbouncer.log")
+        except OSError as e:
+            self.__exit__()
+            raise BinariesError(f"cannot run pgbouncer: {e}") from e
         except BaseException:
             self.__exit__()
             raise
