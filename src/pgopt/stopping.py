@@ -45,8 +45,7 @@ def held() -> Iterator[None]:
     caught: list[int] = []
 
     def hold(signum: int, _frame: FrameType | None) -> None:
-        REQUESTED.set()
-        caught.append(signum)
+        caught.append(signum)  # its own handler, raised again below, says it was asked
 
     previous = {sig: signal.signal(sig, hold) for sig in HELD}
     try:

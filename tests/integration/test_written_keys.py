@@ -42,18 +42,21 @@ def test_the_rows_written_since_the_start_give_their_keys_and_no_others(
         # a planner's figure of 0 (never analyzed): the size on disk decides the sample
         on_disk = pages_on_disk(source, "public", "t")
         assert 80 < on_disk < MAX_PAGES and pages_on_disk(source, "public", "w") == 0.0
-        keys = written_keys(source, "public", "t", "id", since, pages=0.0)
-        assert keys is not None and keys.pages_read == 1.0
+        found = written_keys(source, "public", "t", ["id", "v"], since, pages=0.0)
+        assert set(found) == {"id", "v"}  # both columns, of the same rows, in one scan
+        keys = found["id"]
+        assert keys.pages_read == 1.0
         expected = {*range(5000, 5100), 9000, 9001, 9002, *range(20001, 20011), *range(7000, 7005)}
         expected.discard(5050)
         assert sorted(map(int, keys.values)) == sorted(expected)  # each key once
         assert "117 rows written during the watch" in keys.origin
+        assert sorted(set(found["v"].values)) == ["2", "3", "4"]
         # a table of more than MAX_PAGES pages is read in a sample of its pages: here u,
         # whose free space keeps each updated row on its page, read as if 2 x MAX_PAGES
         with psycopg.connect(dsn, autocommit=True) as clients:
             clients.execute("update u set v = 1 where id % 10 = 0")
-        sampled = written_keys(source, "public", "u", "id", since, pages=MAX_PAGES * 2.0)
-        assert sampled is not None and sampled.pages_read == 0.5
+        sampled = written_keys(source, "public", "u", ["id"], since, pages=MAX_PAGES * 2.0)["id"]
+        assert sampled.pages_read == 0.5
         assert 500 <= len(sampled.values) <= 1500, len(sampled.values)
         assert all(int(k) % 10 == 0 for k in sampled.values)
         assert "in a sample of 50% of its pages" in sampled.origin
@@ -61,10 +64,10 @@ def test_the_rows_written_since_the_start_give_their_keys_and_no_others(
         later = watch_xid(source)
         with psycopg.connect(dsn, autocommit=True) as clients:
             clients.execute(f"update t set v = 5 where id <= {MIN_KEYS - 1}")
-        assert written_keys(source, "public", "t", "id", later, pages=90.0) is None
+        assert written_keys(source, "public", "t", ["id"], later, pages=90.0) == {}
         # a view has no xmin: none, and the session goes on
-        assert written_keys(source, "public", "w", "id", since, pages=0.0) is None
-        assert written_keys(source, "public", "t", "id", since, pages=90.0) is not None
+        assert written_keys(source, "public", "w", ["id"], since, pages=0.0) == {}
+        assert written_keys(source, "public", "t", ["id"], since, pages=90.0) != {}
 
 
 @pytest.mark.xdist_group("pg15")
@@ -90,8 +93,7 @@ def test_postgresql_15_gives_the_keys_written_to_a_partitioned_table() -> None:
             with psycopg.connect(dsn, autocommit=True) as clients:
                 clients.execute("update p set v = 1 where id between 4990 and 5020")
             assert pages_on_disk(source, "public", "p") >= 40  # its partitions' pages
-            keys = written_keys(source, "public", "p", "id", since, pages=0.0)
-            assert keys is not None
+            keys = written_keys(source, "public", "p", ["id"], since, pages=0.0)["id"]
             assert sorted(map(int, keys.values)) == list(range(4990, 5021))
     finally:
         with psycopg.connect(LOCAL_DSN, autocommit=True) as admin:

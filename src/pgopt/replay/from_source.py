@@ -178,15 +178,16 @@ def _written(
 ) -> dict[tuple[str, str, str], Pool]:
     """The keys of the rows written during the watch, for each column an UPDATE or a
     DELETE finds its rows by, where enough were written (source/written.py)."""
-    pools = {}
+    by_table: dict[tuple[str, str], list[str]] = {}
     for schema, table, column in sorted(written_wanted(selection, catalog)):
+        by_table.setdefault((schema, table), []).append(column)
+    pools = {}
+    for (schema, table), columns in by_table.items():
         pages = catalog.sizes.get((schema, table), (0.0, 0.0))[1]
-        keys = written_keys(conn, schema, table, column, since_xid, pages)
-        if keys is None:
-            continue
-        type_name = catalog.tables[(schema, table)][column].type
-        pool = pool_from_values(list(keys.values), type_name)
-        pools[(schema, table, column)] = replace(pool, origin=keys.origin)
+        for column, keys in written_keys(conn, schema, table, columns, since_xid, pages).items():
+            type_name = catalog.tables[(schema, table)][column].type
+            pool = pool_from_values(list(keys.values), type_name)
+            pools[(schema, table, column)] = replace(pool, origin=keys.origin)
     return pools
 
 

@@ -17,6 +17,7 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import psycopg
 
@@ -72,6 +73,21 @@ def config(server: EmbeddedTarget, folder: Path, port: int, pool_size: int) -> s
     )
 
 
+def _spawn(argv: list[str], folder: Path, kwargs: dict[str, Any]) -> subprocess.Popen[bytes]:
+    try:
+        return subprocess.Popen(
+            argv,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            cwd=folder,
+            start_new_session=True,
+            **kwargs,
+        )
+    except OSError as e:
+        raise BinariesError(f"cannot run pgbouncer: {e}") from e
+
+
 class Pgbouncer:
     """Context manager: pgbouncer running beside `server` from entry to exit."""
 
@@ -96,19 +112,8 @@ class Pgbouncer:
         kwargs = user.popen_kwargs() if user is not None else {}
         try:
             with stopping.held():  # a Ctrl-C waits until the child is held, to be stopped
-                self._proc = subprocess.Popen(
-                    [binary, str(ini)],
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                    stdin=subprocess.DEVNULL,
-                    cwd=folder,
-                    start_new_session=True,
-                    **kwargs,
-                )
+                self._proc = _spawn([binary, str(ini)], folder, kwargs)
             self._wait_ready(folder / "pgbouncer.log")
-        except OSError as e:
-            self.__exit__()
-            raise BinariesError(f"cannot run pgbouncer: {e}") from e
         except BaseException:
             self.__exit__()
             raise

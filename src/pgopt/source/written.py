@@ -20,6 +20,7 @@ Rows frozen since (xmin shown as FrozenTransactionId) are older than any watch.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -62,35 +63,45 @@ def written_keys(
     conn: psycopg.Connection[Any],
     schema: str,
     table: str,
-    column: str,
+    columns: Sequence[str],
     since_xid: str,
     pages: float,
-) -> WrittenKeys | None:
-    """The non-null values of `column` in the rows of `schema`.`table` (`pages` pages by
-    the planner's figure, or its size on disk where that is more: a figure not yet
-    analyzed, a partitioned table's) written since the transaction counter was
-    `since_xid`; None where fewer than MIN_KEYS were, or the table cannot be read so
-    (a view, a foreign table, no privilege)."""
+) -> dict[str, WrittenKeys]:
+    """The non-null values of each of `columns` in the rows of `schema`.`table` written
+    since the transaction counter was `since_xid`, in one scan of the table (`pages`
+    pages by the planner's figure, or its size on disk where that is more: a figure
+    not yet analyzed, a partitioned table's); a column with fewer than MIN_KEYS left
+    out, and none where the table cannot be read so (a view, a foreign table, no
+    privilege)."""
     pages = max(pages, pages_on_disk(conn, schema, table))
     share = min(1.0, MAX_PAGES / pages) if pages > 0 else 1.0
     source = sql.SQL("{}.{}").format(sql.Identifier(schema), sql.Identifier(table))
     if share < 1.0:
         source = sql.SQL("{} tablesample system ({})").format(source, sql.Literal(100 * share))
+    names = [sql.Identifier(c) for c in columns]
     # age() counts from this statement's own transaction counter, for a row's xmin and
     # for the watch's start alike: a row written since is younger than the start
     query = sql.SQL(
-        "select {c}::text as v from {t} where {c} is not null "
+        "select {values} from {t} where ({any}) "
         "and age(xmin) <= age({since}::xid) order by random() limit {n}"
     ).format(
-        c=sql.Identifier(column), t=source, since=sql.Literal(since_xid), n=sql.Literal(MAX_KEYS)
+        values=sql.SQL(", ").join(sql.SQL("{}::text").format(c) for c in names),
+        any=sql.SQL(" or ").join(sql.SQL("{} is not null").format(c) for c in names),
+        t=source,
+        since=sql.Literal(since_xid),
+        n=sql.Literal(MAX_KEYS),
     )
     try:
-        rows = dict_rows(conn, query)
+        with conn.cursor() as cur:
+            rows = cur.execute(query).fetchall()
     except psycopg.Error:
-        return None
-    if len(rows) < MIN_KEYS:
-        return None
-    return WrittenKeys(tuple(str(r["v"]) for r in rows), share)
+        return {}
+    out = {}
+    for i, column in enumerate(columns):
+        values = tuple(str(r[i]) for r in rows if r[i] is not None)
+        if len(values) >= MIN_KEYS:
+            out[column] = WrittenKeys(values, share)
+    return out
 
 
 def pages_on_disk(conn: psycopg.Connection[Any], schema: str, table: str) -> float:
