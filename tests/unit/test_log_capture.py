@@ -15,7 +15,7 @@ import pytest
 from pgopt.replay.selection import select
 from pgopt.replay.synthesize import synthesize
 from pgopt.replay.values.draws import DRAW, RangeDraw, pool_from_values, sample
-from pgopt.source.capture import capture_of, literal_values, written_values
+from pgopt.source.capture import Transaction, capture_of, literal_values, written_values
 from pgopt.source.catalog import SourceStatement
 from pgopt.source.log_reader import LogError, prefix_pattern, read_log
 from tests.unit.test_ab_synthesis import CATALOG, POOLS
@@ -337,3 +337,38 @@ def test_a_rolled_back_transactions_gaps_are_not_the_applications_time() -> None
     assert capture.database_share is None
     synthesis = synthesize(select(ORDERS, CATALOG, 1.0), CATALOG, POOLS, capture=capture)
     assert "\\sleep" not in "".join(s.text for s in synthesis.scripts)
+
+
+def test_an_orms_savepoints_stay_inside_its_transaction() -> None:
+    """Django's atomic() blocks nest as savepoints: ROLLBACK TO SAVEPOINT and RELEASE
+    are inside the transaction, which ends at its COMMIT with all its statements (the
+    capture's regex ended it at the ROLLBACK TO, and counted a rollback)."""
+    lines = [
+        "statement: BEGIN",
+        'statement: SAVEPOINT "s1_x1"',
+        "statement: select * from orders where id = 42",
+        'statement: ROLLBACK TO SAVEPOINT "s1_x1"',
+        'statement: RELEASE SAVEPOINT "s1_x1"',
+        "statement: /* app */ update orders set status = 'paid' where id = 42",
+        "statement: COMMIT",
+    ]
+    capture = capture_of(read_log("\n".join(_stderr("1.a", lines)) + "\n", PREFIX), ORDERS)
+    assert dict(capture.transactions) == {Transaction(("0", "1"), True): 1}
+    assert capture.rolled_back == 0 and capture.statements == 2
+
+
+def test_commit_and_chain_ends_one_transaction_and_begins_the_next() -> None:
+    lines = [
+        "statement: BEGIN",
+        "statement: select * from orders where id = 1",
+        "statement: COMMIT AND CHAIN",
+        "statement: update orders set status = 'x' where id = 1",
+        "statement: COMMIT",
+        "statement: select * from orders where id = 2",
+    ]
+    capture = capture_of(read_log("\n".join(_stderr("1.a", lines)) + "\n", PREFIX), ORDERS)
+    assert dict(capture.transactions) == {
+        Transaction(("0",), True): 1,
+        Transaction(("1",), True): 1,
+        Transaction(("0",), False): 1,
+    }

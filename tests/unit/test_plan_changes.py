@@ -18,12 +18,13 @@ from rich.console import Console
 
 from pgopt.analysis.plan_changes import compare_plans, lab_plan_changes
 from pgopt.engine.plan_capture import MAX_PLANS, statements_to_explain
+from pgopt.markup import md_code as code
 from pgopt.model.codec import decode, encode
 from pgopt.model.plans import StatementPlan
 from pgopt.model.result import LabResult
 from pgopt.plans.shape import change_summary
 from pgopt.report.html import render_html
-from pgopt.report.markdown import code, render_markdown
+from pgopt.report.markdown import render_markdown
 from pgopt.report.plan_blocks import summary_lines
 from pgopt.report.terminal import print_summary
 

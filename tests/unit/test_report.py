@@ -25,12 +25,14 @@ from rich.console import Console
 
 from pgopt.cli import main
 from pgopt.errors import UsageError
+from pgopt.markup import md_code as code
+from pgopt.markup import md_text as text
 from pgopt.model.codec import decode
 from pgopt.model.verdict import Verdict
 from pgopt.report import fields
 from pgopt.report.compare import compare_results, comparison_notes
 from pgopt.report.html import render_html
-from pgopt.report.markdown import code, render_markdown, text
+from pgopt.report.markdown import render_markdown
 from pgopt.report.plots import all_plots
 from pgopt.report.terminal import print_summary
 from pgopt.report.write import write_reports

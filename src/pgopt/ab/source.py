@@ -40,6 +40,7 @@ from ..errors import UsageError, first_line
 from ..psql import Psql
 from ..redact import redact_dsn
 from ..servers import read_only
+from ..servers.dsn import for_client
 from .relations import CopyList, copy_list, read_relations
 from .sample import write_sampled
 
@@ -163,9 +164,9 @@ def _pg_dump(
             *([f"--snapshot={snapshot}"] if snapshot else []),
             f"--file={path}",
             *(f"--table={t}" for t in tables),
-            f"--dbname={dsn}",
         ],
         what=f"copying {redact_dsn(dsn)}",
+        dsn=dsn,
     )
 
 
@@ -216,10 +217,16 @@ def _head(path: Path) -> bytes:
         return f.read(5)
 
 
-def _run(binaries: PgBinaries, program: str, args: list[str], *, what: str) -> None:
+def _run(
+    binaries: PgBinaries, program: str, args: list[str], *, what: str, dsn: str | None = None
+) -> None:
     """Run a client program away from any libpq variables of the caller's shell: the
-    source is named on its command line (and its password redacted from errors)."""
+    source, where it reads one, named on its command line without its password
+    (servers/dsn.py: that goes in its environment)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+    if dsn is not None:
+        conninfo, env = for_client(dsn)
+        args = [*args, f"--dbname={conninfo}"]
     Psql(binaries, env).program(program, args, what=what)
 
 

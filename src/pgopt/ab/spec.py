@@ -21,6 +21,7 @@ from typing import Any
 from ..errors import LabError
 from ..lab.table import Table, file_field, read_toml
 from ..pgbench.command import ScriptRef
+from ..servers.dsn import accept
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,8 @@ def read_spec(path: Path | None, flags: AbFlags, cwd: Path) -> AbSpec:
     gate = Table(top.table("gate", {}), f"{where}: [gate]")
     title = str(top.text("title", "A/B"))
     source_dsn = flags.source_dsn or data.text("source_dsn", None)
+    if source_dsn:
+        accept(source_dsn, f"{where}: [data] source_dsn")
     spec = AbSpec(
         title=flags.title or title,
         setup=_files(data, "setup", folder) + _flag_files(flags.setup, cwd, "--setup"),

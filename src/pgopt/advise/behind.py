@@ -15,33 +15,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pglast import ast, parse_sql
-from pglast.enums.parsenodes import TransactionStmtKind
-from pglast.parser import ParseError
-
-from ..sqltree import walk
+from ..statement_kind import Control, kind_of
 from ..words import flat_query
 
 TOP = 5
 STATEMENTS = "advise_statements"  # the query whose rows these read
-WRITES = (ast.InsertStmt, ast.UpdateStmt, ast.DeleteStmt, ast.MergeStmt)
 
 
 def commit_kind(query: str) -> str | None:
     """ "commit", "write", or None for a statement that makes no commit wait on a flush."""
-    try:
-        statements = parse_sql(query)
-    except ParseError:
+    kind = kind_of(query)
+    if not kind.parsed or kind.statements != 1:
         return None
-    if len(statements) != 1:
-        return None
-    stmt = statements[0].stmt
-    if isinstance(stmt, ast.TransactionStmt):
-        return "commit" if stmt.kind == TransactionStmtKind.TRANS_STMT_COMMIT else None
-    if isinstance(stmt, ast.CopyStmt):
-        return "write" if stmt.is_from else None
-    # a write, or a data-modifying WITH
-    return "write" if any(isinstance(n, WRITES) for n in walk(stmt)) else None
+    if kind.control is not None:
+        return "commit" if kind.control is Control.COMMIT else None
+    return "write" if kind.writes else None  # a data-modifying WITH, a COPY FROM too
 
 
 SAID = {

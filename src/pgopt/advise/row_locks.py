@@ -21,14 +21,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from pglast import ast, parse_sql
 from pglast.parser import ParseError, normalize
 
+from ..statement_kind import kind_of
 from ..words import flat_query
 
 QUERY = "advise_row_locks"
 INTERVAL_S = 0.2
-WRITES = (ast.UpdateStmt, ast.DeleteStmt, ast.InsertStmt, ast.MergeStmt)
 UNKNOWN_TABLE = UNKNOWN = "?"
 
 
@@ -69,14 +68,8 @@ def table_of(row: dict[str, Any]) -> str:
 
 def _target(query: str) -> tuple[str | None, str] | None:
     """The (schema, table) an UPDATE, DELETE, INSERT or MERGE changes."""
-    try:
-        (raw,) = parse_sql(query)
-    except (ParseError, ValueError):
-        return None
-    relation = getattr(raw.stmt, "relation", None)
-    if not isinstance(raw.stmt, WRITES) or relation is None:
-        return None
-    return relation.schemaname, relation.relname
+    kind = kind_of(query)
+    return kind.relation if kind.parsed and kind.statements == 1 else None
 
 
 def _unquoted(name: str) -> str:

@@ -14,8 +14,8 @@ from ..errors import Failed, UsageError
 from ..gate.decision import Gate, GateItem, evaluate
 from ..model.result import LabResult
 from ..running.options import RunOptions
-from ..servers.dsn import hide_passwords
 from .across import across_options
+from .connection import DSN
 from .gate_output import finish_gate, gate_of, gate_options
 from .running import run_options
 
@@ -24,7 +24,7 @@ from .running import run_options
 @click.argument("spec", required=False, type=click.Path(path_type=Path))
 @click.option("--title", help="What this A/B asks, for the report.")
 @click.option(
-    "--source-dsn", help="Your database, copied (read only: --copy says how) as the data."
+    "--source-dsn", **DSN, help="Your database, copied (read only: --copy says how) as the data."
 )
 @click.option("--table", "tables", multiple=True, help="Copy only tables matching (repeatable).")
 @click.option(
@@ -117,8 +117,6 @@ def ab_cmd(spec: Path | None, **options: Any) -> None:
     flags = AbFlags(**{f.name: options.pop(f.name) for f in fields(AbFlags)})
     both = flag_settings(options.pop("both_settings"), "--setting")
     ab = with_both_settings(read_spec(spec, flags, Path.cwd()), both, run)
-    if ab.source_dsn:
-        hide_passwords(ab.source_dsn)
     gate = gate_of(
         regression if regression is not None else _fraction(ab.fail_on_regression),
         require_decision or ab.require_decision,

@@ -24,12 +24,12 @@ from ..replay.from_source import synthesize_from
 from ..report import markdown
 from ..report.terminal import print_document_summary
 from ..running.launch import command_line
-from ..servers.dsn import hide_passwords
 from ..store import new_run_dir, write_atomic
+from .connection import DSN
 
 
 @click.command("advise")
-@click.option("--dsn", required=True, help="The server to look at (read-only).")
+@click.option("--dsn", required=True, **DSN, help="The server to look at (read-only).")
 @click.option(
     "--sample",
     type=click.FloatRange(min=1, max=3600),
@@ -101,7 +101,6 @@ def advise_cmd(
     """Look at a live server, read-only, and say what the seed articles' problems and
     the standard ones look like there, each with its evidence and the source of its
     threshold. Nothing is written to the server."""
-    hide_passwords(dsn)
     rules = all_rules()
     known = {r.id for r in rules} | {RULE}
     for flag, ids in (("--rule", rule_ids), ("--prove", prove_ids)):

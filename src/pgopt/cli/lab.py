@@ -16,6 +16,7 @@ from ..running.launch import run_lab
 from ..running.options import RunOptions
 from .across import across_options
 from .app import print_error
+from .connection import DSN
 from .running import run_options
 
 
@@ -45,6 +46,7 @@ def lab_list() -> None:
     "--standby-dsn",
     "standby_dsns",
     multiple=True,
+    **DSN,
     help="With --dsn: a hot standby of that server, for labs that need standbys (repeatable).",
 )
 def lab_run(name: str, **options: Any) -> None:

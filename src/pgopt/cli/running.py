@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 import click
 
 from ..params import LATENCY_RUNS
+from .connection import DSN
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -41,7 +42,9 @@ RUN_OPTIONS = (
     click.option(
         "--clients", type=int, help="pgbench clients for every step (client sweeps keep theirs)."
     ),
-    click.option("--dsn", help="Run on your server (pgopt works in its own database pgopt_lab)."),
+    click.option(
+        "--dsn", **DSN, help="Run on your server (pgopt works in its own database pgopt_lab)."
+    ),
     click.option("--allow-settings", is_flag=True, help="With --dsn: let pgopt change settings."),
     click.option("--pg-bin", type=str, help="Folder of PostgreSQL programs to use."),
     click.option("--out", "out_dir", type=click.Path(path_type=Path), help="Folder for this run."),

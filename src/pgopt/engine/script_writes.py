@@ -13,16 +13,14 @@ are read-only, so it fails the run instead.
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from pglast import ast, parse_sql, split
+from pglast import split
 from pglast.parser import ParseError
 
 from ..lab.spec import Step
-from ..sqltree import walk
+from ..statement_kind import StatementKind, kind_of
 
 READ_ONLY_BUILTINS = frozenset({"select-only"})
-_HARMLESS = (ast.TransactionStmt, ast.VariableShowStmt, ast.DeallocateStmt)
 _GUARDED = frozenset({"default_transaction_read_only", "transaction_read_only"})
 
 
@@ -50,13 +48,11 @@ def script_write(script: str) -> str | None:
     """The first statement of a pgbench script that may write, shortened; None when
     every statement only reads. A statement pglast cannot read counts as writing."""
     for statement in script_statements(script):
-        try:
-            parsed = parse_sql(statement)
-        except ParseError:
+        kind = kind_of(statement)
+        if not kind.parsed:
             return f"cannot read: {_short(statement)}"
-        for raw in parsed:
-            if not _reads_only(raw.stmt):
-                return _short(statement)
+        if not _reads_only(kind):
+            return _short(statement)
     return None
 
 
@@ -78,21 +74,13 @@ def script_statements(script: str) -> list[str]:
         return [text]  # unreadable: judged, and refused, as a whole
 
 
-def _reads_only(stmt: Any) -> bool:
-    if isinstance(stmt, _HARMLESS):
+def _reads_only(kind: StatementKind) -> bool:
+    if kind.control is not None:
         return True
-    if isinstance(stmt, ast.VariableSetStmt):
-        return (stmt.name or "").lower() not in _GUARDED
-    if isinstance(stmt, ast.ExplainStmt):
-        stmt = stmt.query
-    if not isinstance(stmt, ast.SelectStmt) or stmt.intoClause is not None:
-        return False
-    for node in walk(stmt):
-        if isinstance(node, ast.InsertStmt | ast.UpdateStmt | ast.DeleteStmt | ast.MergeStmt):
-            return False
-        if isinstance(node, ast.LockingClause) or getattr(node, "intoClause", None):
-            return False
-    return True
+    if kind.session is not None:
+        return kind.session.lower() not in _GUARDED
+    query = kind.plannable or kind.explained
+    return query and kind.writes is None and not kind.locks_rows
 
 
 def _short(statement: str) -> str:

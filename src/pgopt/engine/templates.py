@@ -44,11 +44,10 @@ from ..observe import snapshots
 from ..report.fmt import format_bytes
 from ..servers import databases
 from ..servers.base import LAB_DATABASE
+from ..servers.read_only import READ_ONLY
 from ..words import plural
 from .context import RunContext
 from .script_writes import first_write
-
-READ_ONLY_OPTION = "-c default_transaction_read_only=on"
 
 
 @dataclass
@@ -225,7 +224,7 @@ class DataTemplates:
 
     def client_options(self) -> str:
         """What pgbench's sessions add to PGOPTIONS: read-only where runs share a template."""
-        return READ_ONLY_OPTION if self.read_only else ""
+        return READ_ONLY if self.read_only else ""
 
     # -- at the end -----------------------------------------------------------------
 

@@ -27,11 +27,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..analysis.verdicts import ratio_of
+from ..markup import md_text as text
 from ..model.result import Ratio
 from ..model.verdict import Verdict
 from ..report.compare import Comparison
 from ..report.fmt import format_ratio, format_verdict_word
-from ..report.markdown import text
 from ..words import plural
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")

@@ -6,15 +6,15 @@ what it writes (the table, and the columns an UPDATE sets)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from pglast import ast, parse_sql
-from pglast.parser import ParseError
+from pglast.parser import ParseError, scan
 
 from ..replay.selection import COVER
 from ..source.catalog import SourceStatement
-from ..sqltree import PLANNABLE, tables_read
+from ..sqltree import tables_read
+from ..statement_kind import kind_of
 
+_INDEXED_WRITES = ("insert", "update", "delete", "merge")  # what maintains a table's indexes
 MAX_STATEMENTS = 500  # a workload of hundreds (bench/advise_scale.py)
 SELECTION_SOURCE = (
     "pgopt ab's selection (--cover): the statements making up this share of the execution "
@@ -59,13 +59,12 @@ def application_statement(query: str) -> bool:
     """A statement a plan is made for, on some table outside the catalogs: not a
     utility statement (pg_dump's COPY, EXPLAIN), nor a monitoring query on pg_*, nor
     one that names no table (`select pg_stat_statements_reset()`)."""
-    try:
-        statements = parse_sql(query)
-        names = tables_read(query)
-    except ParseError:
+    kind = kind_of(query)
+    if not kind.parsed:
         return True  # said when it is planned
-    if len(statements) != 1 or not isinstance(statements[0].stmt, PLANNABLE):
+    if not kind.plannable:
         return False
+    names = tables_read(query)
     system = ("pg_", "information_schema.", "pg_catalog.")
     return bool(names) and not all(n.startswith(system) for n in names)
 
@@ -75,8 +74,6 @@ def from_file(text: str) -> list[Statement]:
     at each `;` the SQL scanner sees (not one in a string or a comment), or, in a
     file without one, one statement a line; comments and blank parts left out. A
     statement that does not parse is kept, to be refused alone."""
-    from pglast.parser import scan
-
     try:
         tokens = scan(text)
     except ParseError:  # an unterminated string or comment: one statement a line
@@ -105,25 +102,7 @@ def _statement(number: int, query: str, calls: int, total_ms: float) -> Statemen
 def write_of(query: str) -> tuple[str | None, str | None, tuple[str, ...]]:
     """(what the statement writes, the table, the columns an UPDATE sets), or Nones
     for a read or a statement that does not parse."""
-    try:
-        statements = parse_sql(query)
-    except ParseError:
+    kind = kind_of(query)
+    if not kind.parsed or kind.statements != 1 or kind.writes not in _INDEXED_WRITES:
         return None, None, ()
-    if len(statements) != 1:
-        return None, None, ()
-    stmt: Any = statements[0].stmt
-    kinds = {
-        ast.InsertStmt: "insert",
-        ast.UpdateStmt: "update",
-        ast.DeleteStmt: "delete",
-        ast.MergeStmt: "merge",
-    }
-    kind = kinds.get(type(stmt))
-    if kind is None:
-        return None, None, ()
-    relation = stmt.relation
-    table = f"{relation.schemaname}.{relation.relname}" if relation.schemaname else relation.relname
-    sets: tuple[str, ...] = ()
-    if isinstance(stmt, ast.UpdateStmt):
-        sets = tuple(str(t.name) for t in stmt.targetList or () if isinstance(t, ast.ResTarget))
-    return kind, str(table), sets
+    return kind.writes, kind.target, kind.sets

@@ -42,6 +42,7 @@ import psycopg
 
 from ..model.observation import SamplerCost
 from ..queries import load
+from ..servers import read_only
 from ..servers.base import BENCH_APPLICATION, LAB_DATABASE
 
 SAMPLES_PER_RUN = 150
@@ -138,7 +139,7 @@ class WaitSampler:
         cpu_started = time.thread_time()
         params = {**self.target.conninfo(), "application_name": SAMPLER_APPLICATION}
         if self.read_only:
-            params["options"] = "-c default_transaction_read_only=on"
+            params = read_only.with_options(params, read_only.READ_ONLY)
         args = {
             "databases": list(self.scope.databases),
             "applications": list(self.scope.applications),

@@ -8,10 +8,10 @@ when a log capture holds its values (`captured`)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 
 from ..source.catalog import Catalog, SourceStatement
+from ..statement_kind import kind_of
 from .param_binding import ColumnUse, Operand
 from .replayable import Shape, shape_of
 from .values.draws import INTEGER_TYPES
@@ -19,7 +19,6 @@ from .values.draws import INTEGER_TYPES
 COVER = 0.90
 MAX_SCRIPTS = 100  # pgbench takes at most 128 scripts
 NUMBER_TYPES = INTEGER_TYPES | {"numeric", "real", "double precision"}
-WRITES = re.compile(r"\s*(with\b.*\b)?(insert|update|delete|merge)\b", re.I | re.S)
 
 
 @dataclass(frozen=True)
@@ -50,7 +49,8 @@ class Selection:
 
 
 def _writes(query: str) -> bool:
-    return WRITES.match(query) is not None
+    """Whether the statement writes (statement_kind.py: PostgreSQL's parser reads it)."""
+    return kind_of(query).writes is not None
 
 
 def select(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from ..markup import md_code, md_escaped, md_text
 from ..model.result import LabResult
 from .blocks import (
     Block,
@@ -26,31 +27,12 @@ from .blocks import (
 )
 from .document import build_document
 
-_MD_SPECIAL = str.maketrans(
-    {"&": "&amp;", "<": "&lt;", ">": "&gt;", "|": "\\|", "*": "\\*", "`": "\\`", "\\": "\\\\"}
-)
 _BANNER = {Style.BAD: "❌ ", Style.WARN: "", Style.GOOD: "✔ "}
-
-
-def text(value: object) -> str:
-    """Plain text safe anywhere in Markdown, table cells included: one line, no markup."""
-    return " ".join(str(value).split()).translate(_MD_SPECIAL)
-
-
-def code(value: object, *, in_table: bool = False) -> str:
-    """An inline code span that holds any text, backticks included."""
-    s = " ".join(str(value).split())
-    if in_table:
-        s = s.replace("|", "\\|")
-    longest = max((len(m) for m in re.findall(r"`+", s)), default=0)
-    fence = "`" * (longest + 1)
-    pad = " " if s.startswith("`") or s.endswith("`") else ""
-    return f"{fence}{pad}{s}{pad}{fence}"
 
 
 def _flowing(value: str) -> str:
     """A span's text: one line, escaped, its spaces at either end kept."""
-    return re.sub(r"\s+", " ", value).translate(_MD_SPECIAL)
+    return md_escaped(re.sub(r"\s+", " ", value))
 
 
 def inline(spans: Inline, *, in_table: bool = False) -> str:
@@ -64,11 +46,11 @@ def inline(spans: Inline, *, in_table: bool = False) -> str:
         lead = " " if span.text[0].isspace() else ""
         trail = " " if span.text[-1].isspace() else ""
         if span.style is Style.CODE:
-            out.append(lead + code(span.text, in_table=in_table) + trail)
+            out.append(lead + md_code(span.text, in_table=in_table) + trail)
         elif span.style in (Style.STRONG, Style.GOOD, Style.BAD):
-            out.append(f"{lead}**{text(span.text)}**{trail}")
+            out.append(f"{lead}**{md_text(span.text)}**{trail}")
         elif span.style is Style.MUTED:
-            out.append(f"{lead}*{text(span.text)}*{trail}")
+            out.append(f"{lead}*{md_text(span.text)}*{trail}")
         else:
             out.append(_flowing(span.text))
     return "".join(out)
@@ -77,22 +59,22 @@ def inline(spans: Inline, *, in_table: bool = False) -> str:
 def _table(table: Table) -> list[str]:
     marks = ["---:" if i in table.numeric else "---" for i in range(len(table.header))]
     lines = [
-        "| " + " | ".join(text(h) for h in table.header) + " |",
+        "| " + " | ".join(md_text(h) for h in table.header) + " |",
         "| " + " | ".join(marks) + " |",
     ]
     lines += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in table.rows]
     if table.caption:
-        lines += ["", text(table.caption)]
+        lines += ["", md_text(table.caption)]
     if table.folded:
         return [
             "<details>",
-            f"<summary>{text(table.title)}</summary>",
+            f"<summary>{md_text(table.title)}</summary>",
             "",
             *lines,
             "",
             "</details>",
         ]
-    return [f"### {text(table.title)}", "", *lines] if table.title else lines
+    return [f"### {md_text(table.title)}", "", *lines] if table.title else lines
 
 
 def _cell(cell: Cell) -> str:
@@ -105,9 +87,9 @@ def _block(block: Block) -> list[str]:
     if isinstance(block, Table):
         return _table(block)
     if isinstance(block, Items):
-        title = [f"**{text(block.title)}:**", ""] if block.title else []
+        title = [f"**{md_text(block.title)}:**", ""] if block.title else []
         return title + [
-            f"- **{text(label)}:** {inline(value)}" if label else f"- {inline(value)}"
+            f"- **{md_text(label)}:** {inline(value)}" if label else f"- {inline(value)}"
             for label, value in block.items
         ]
     if isinstance(block, Paragraph):
@@ -117,7 +99,7 @@ def _block(block: Block) -> list[str]:
     if isinstance(block, SideBySide):
         out: list[str] = []
         for heading, body in block.columns:
-            out += [*([""] if out else []), f"**{text(heading)}**", "", *_fenced(body, "text")]
+            out += [*([""] if out else []), f"**{md_text(heading)}**", "", *_fenced(body, "text")]
         return out
     if isinstance(block, Plots):
         return []
@@ -128,16 +110,16 @@ def _section(section: Section) -> list[str]:
     blocks = [lines for lines in (_block(b) for b in section.blocks) if lines]
     if section.blocks and not blocks:
         return []  # only what Markdown cannot show (plots)
-    lines = [f"{'#' * section.level} {text(section.title)}"]
+    lines = [f"{'#' * section.level} {md_text(section.title)}"]
     for block in blocks:
         lines += ["", *block]
     return lines
 
 
 def render_document(doc: Document) -> str:
-    lines = [f"# {text(doc.title)}", ""]
+    lines = [f"# {md_text(doc.title)}", ""]
     if doc.lede:
-        lines += [text(doc.lede), ""]
+        lines += [md_text(doc.lede), ""]
     lines.append(inline(doc.facts))
     for style, spans in doc.banners:
         lines += ["", f"> {_BANNER.get(style, '')}{inline(spans)}"]
@@ -145,7 +127,10 @@ def render_document(doc: Document) -> str:
         rendered = _section(section)
         if rendered:
             lines += ["", *rendered]
-    lines += ["", f"<sub>Rendered by pgopt from {text(doc.source)} ({text(doc.schema)}).</sub>"]
+    lines += [
+        "",
+        f"<sub>Rendered by pgopt from {md_text(doc.source)} ({md_text(doc.schema)}).</sub>",
+    ]
     return "\n".join(lines) + "\n"
 
 

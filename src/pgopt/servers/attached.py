@@ -15,16 +15,16 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
-from psycopg.conninfo import conninfo_to_dict
 
 from ..binaries import PgBinaries
-from ..errors import SettingsError, TargetError, UsageError, first_line
+from ..errors import SettingsError, TargetError, first_line
 from ..queries import load
-from ..redact import redact_dsn, redactor
 from . import databases
 from .base import LAB_COMMENT, LAB_DATABASE, Target
+from .dsn import accept
 from .embedded import reload_and_wait
 from .facts import ServerFacts
+from .read_only import READ_ONLY, with_options
 from .settings import SESSION_CONTEXTS, SettingChange, refuse_for_attached
 
 
@@ -48,12 +48,7 @@ class AttachedTarget(Target):
         self.allow_settings = allow_settings
         self.keep = keep
         self.say = say
-        try:
-            self._params: dict[str, Any] = conninfo_to_dict(dsn)
-        except psycopg.ProgrammingError as e:
-            raise UsageError(f"invalid --dsn {redact_dsn(dsn)}: {e}") from e
-        password = self._params.get("password")
-        redactor.add(str(password) if password else None)
+        self._params: dict[str, Any] = accept(dsn, "--dsn")
         self.admin_database = str(self._params.get("dbname") or "postgres")
         self._system_originals: dict[str, str | None] = {}
         self._created = False
@@ -147,7 +142,7 @@ class AttachedTarget(Target):
     def peek(self) -> ServerFacts:
         """The server's facts, read in a read-only session of the database the DSN names,
         without creating anything: what a dry run needs."""
-        params = {**self._params, "options": "-c default_transaction_read_only=on"}
+        params = with_options(self._params, READ_ONLY)
         try:
             with psycopg.connect(**params, autocommit=True, connect_timeout=10) as conn:
                 self._read_version(conn)

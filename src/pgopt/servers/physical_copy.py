@@ -36,6 +36,7 @@ from ..psql import Psql
 from ..redact import redact_dsn
 from . import databases, read_only
 from .base import LAB_COMMENT
+from .dsn import for_client
 from .embedded import EmbeddedTarget
 
 SOURCE_DATABASE = "pgopt_source"
@@ -100,12 +101,12 @@ def basebackup(binaries: PgBinaries, dsn: str, into: Path) -> None:
     """pg_basebackup of the server at `dsn` into the folder `into` (made by it), its WAL
     streamed alongside; an error (exit 2) with its own reason when it cannot connect
     (no replication line in pg_hba.conf, a role without REPLICATION)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PG")}
+    conninfo, env = for_client(dsn)
     Psql(binaries, env).program(
         "pg_basebackup",
         [
             f"--pgdata={into}",
-            f"--dbname={dsn}",
+            f"--dbname={conninfo}",
             "--wal-method=stream",
             "--checkpoint=fast",
             "--no-sync",  # a throwaway copy, read soon

@@ -12,6 +12,10 @@ one set of limits, each a libpq option of the session:
 - `application_name` `pgopt COMMAND`: whoever looks at pg_stat_activity sees whose it is;
 - `connect_timeout` 10 s.
 
+The user's own `options` (`-c search_path=app`) are kept, pgopt's appended after
+them (of two `-c` of one setting, the later holds): `with_options` is how any
+session of pgopt's on a user's server adds its own (the wait sampler's too).
+
 And its row helper: a query's rows as dicts.
 """
 
@@ -20,34 +24,31 @@ from __future__ import annotations
 from typing import Any
 
 import psycopg
-from psycopg.conninfo import conninfo_to_dict
 from psycopg.rows import dict_row
 
-from ..errors import TargetError, first_line
-from ..redact import redact_dsn
+from .dsn import accept
 
 STATEMENT_TIMEOUT = "60s"
 LOCK_TIMEOUT = "5s"
 CONNECT_TIMEOUT_S = 10
 
 
+READ_ONLY = "-c default_transaction_read_only=on"
+
+
+def with_options(params: dict[str, Any], options: str) -> dict[str, Any]:
+    """`params` with `options` added after the ones they carry (the user's own kept)."""
+    given = str(params.get("options") or "").strip()
+    return {**params, "options": f"{given} {options}".strip()}
+
+
 def session_params(dsn: str, command: str, *, copying: bool = False) -> dict[str, Any]:
     """The connection parameters of `command`'s read-only session on `dsn` (a
-    TargetError, exit 2, for a DSN libpq cannot read)."""
+    UsageError, exit 2, for a DSN libpq cannot read)."""
     timeout = "0" if copying else STATEMENT_TIMEOUT
-    options = (
-        f"-c default_transaction_read_only=on -c statement_timeout={timeout} "
-        f"-c lock_timeout={LOCK_TIMEOUT}"
-    )
-    try:
-        given = conninfo_to_dict(dsn)
-    except psycopg.ProgrammingError as e:
-        raise TargetError(f"{redact_dsn(dsn)}: not a connection string: {first_line(e)}") from e
-    return {
-        **given,
-        "options": options,
-        "application_name": f"pgopt {command}",
-    }
+    options = f"{READ_ONLY} -c statement_timeout={timeout} -c lock_timeout={LOCK_TIMEOUT}"
+    params = with_options(accept(dsn, "the connection string"), options)
+    return {**params, "application_name": f"pgopt {command}"}
 
 
 def connect(

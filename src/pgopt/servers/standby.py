@@ -18,12 +18,11 @@ from types import TracebackType
 from typing import Any
 
 import psycopg
-from psycopg.conninfo import conninfo_to_dict
 
 from ..binaries import PgBinaries
-from ..errors import SettingsError, TargetError, UsageError, first_line
-from ..redact import redact_dsn, redactor
+from ..errors import SettingsError, TargetError, first_line
 from .base import LAB_DATABASE, Target
+from .dsn import accept
 from .embedded import SUPERUSER, EmbeddedTarget
 from .settings import SettingChange
 
@@ -142,12 +141,7 @@ class AttachedStandby(Target):
         super().__init__()
         self.binaries = binaries
         self.name = f"standby{number}"
-        try:
-            self._params: dict[str, Any] = conninfo_to_dict(dsn)
-        except psycopg.ProgrammingError as e:
-            raise UsageError(f"invalid --standby-dsn {redact_dsn(dsn)}: {e}") from e
-        password = self._params.get("password")
-        redactor.add(str(password) if password else None)
+        self._params: dict[str, Any] = accept(dsn, "--standby-dsn")
 
     def conninfo(self, dbname: str | None = None) -> dict[str, Any]:
         return {**self._params, "dbname": dbname or LAB_DATABASE}

@@ -23,12 +23,11 @@ from dataclasses import dataclass, field
 
 from pglast.parser import ParseError, fingerprint, scan
 
+from ..statement_kind import StatementKind, kind_of
 from .catalog import SourceStatement
 from .log_reader import LoggedStatement
 from .shape import HostCpu
 
-OPEN = re.compile(r"\s*(begin|start\s+transaction)\b", re.I)
-CLOSE = re.compile(r"\s*(commit|end|rollback|abort)\b(?!\s+prepared)", re.I)
 CONSTANTS = frozenset({"ICONST", "FCONST", "SCONST", "BCONST", "XCONST", "USCONST"})
 PARAM = re.compile(r"\$(\d+)")
 THINK_SAMPLES = 1000
@@ -171,29 +170,18 @@ def capture_of(logged: list[LoggedStatement], statements: list[SourceStatement])
     for index, entry in enumerate(logged):
         first.setdefault(entry.session, index)
         last[entry.session] = index
-        if OPEN.match(entry.query):
+        kind = kind_of(entry.query)
+        if kind.control is not None and entry.session in idle:
+            idle[entry.session].add(entry)  # a savepoint's time is the transaction's
+        if kind.ends:
+            _ended(capture, open_.pop(entry.session, None), idle.pop(entry.session, None), kind)
+        if kind.opens:
             open_[entry.session] = []
             idle[entry.session] = _Idle(entry.at, entry.ms)
+        if kind.control is not None:
             continue
         if entry.session in idle:
             idle[entry.session].add(entry)
-        if CLOSE.match(entry.query):
-            running = open_.pop(entry.session, None)
-            waited = idle.pop(entry.session, None)
-            rolled_back = entry.query.strip().lower().startswith(("rollback", "abort"))
-            capture.rolled_back += rolled_back
-            if running:
-                transaction = Transaction(tuple(running), True)
-                capture.transactions[transaction] += 1
-                samples = capture.think.setdefault(transaction, [])
-                # a rolled-back transaction's gaps hold what failed in it (an error's
-                # statement logs no duration: a deadlock's second of waiting read as
-                # the application's, and replayed as a sleep that held hot rows)
-                if waited is not None and waited.ms is not None and not rolled_back:
-                    capture.add_spent(len(running), waited.busy_ms, waited.ms)
-                    if len(samples) < THINK_SAMPLES:
-                        samples.append(waited.ms)
-            continue
         capture.statements += 1
         capture.prepared += entry.prepared
         source = match(entry.query)
@@ -208,6 +196,27 @@ def capture_of(logged: list[LoggedStatement], statements: list[SourceStatement])
             capture.transactions[Transaction((source.queryid,), False)] += 1
     capture.sessions = _most_at_once(first, last)
     return capture
+
+
+def _ended(
+    capture: Capture, running: list[str] | None, waited: _Idle | None, kind: StatementKind
+) -> None:
+    """A transaction's end (COMMIT, ROLLBACK, PREPARE TRANSACTION; with AND CHAIN, the
+    next one begins at once): the transaction counted, its time between statements
+    kept, where it committed."""
+    capture.rolled_back += kind.rolls_back
+    if not running:
+        return
+    transaction = Transaction(tuple(running), True)
+    capture.transactions[transaction] += 1
+    samples = capture.think.setdefault(transaction, [])
+    # a rolled-back transaction's gaps hold what failed in it (an error's statement logs
+    # no duration: a deadlock's second of waiting read as the application's, and
+    # replayed as a sleep that held hot rows)
+    if waited is not None and waited.ms is not None and not kind.rolls_back:
+        capture.add_spent(len(running), waited.busy_ms, waited.ms)
+        if len(samples) < THINK_SAMPLES:
+            samples.append(waited.ms)
 
 
 class _Idle:
