@@ -1,5 +1,9 @@
 """Where pgopt prints: results on stdout (`out`), progress and notes on stderr (`err`),
-both rich consoles, wide enough for the summary table in a log or a pipe."""
+both rich consoles, wide enough for the summary table in a log or a pipe.
+
+Markup is off unless a line asks for it (`markup=True`, its own parts escaped): a
+name or a statement read from a user's server is printed as it is, whatever
+brackets it holds (`arr[i]`, `'[/]'` would be taken for tags, or refused)."""
 
 from __future__ import annotations
 
@@ -9,9 +13,9 @@ from rich.console import Console
 
 
 def _console(stderr: bool = False) -> Console:
-    console = Console(stderr=stderr, highlight=False)
+    console = Console(stderr=stderr, highlight=False, markup=False)
     if not console.is_terminal:  # logs and pipes: wide enough for the summary table
-        console = Console(stderr=stderr, highlight=False, width=140)
+        console = Console(stderr=stderr, highlight=False, markup=False, width=140)
     return console
 
 

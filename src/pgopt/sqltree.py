@@ -40,9 +40,21 @@ def quote_ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
+def quote_literal(value: str) -> str:
+    """`value` as an SQL string literal (standard_conforming_strings on: a backslash is
+    itself)."""
+    return "'" + value.replace("'", "''") + "'"
+
+
 def qualified(schema: str, name: str) -> str:
     """A relation's name with its schema, each quoted as it must be (format('%I.%I'))."""
     return f"{quote_ident(schema)}.{quote_ident(name)}"
+
+
+# a name as pg_dump and quote_ident write it: bare, or in double quotes (which may hold
+# anything, a line break too, their own doubled); and a schema-qualified one
+WRITTEN_NAME = r'(?:"(?:[^"]|"")*"|[^\s".(),;]+)'
+WRITTEN_QUALIFIED = rf"{WRITTEN_NAME}\.{WRITTEN_NAME}"
 
 
 def unquoted(text: str) -> str | None:

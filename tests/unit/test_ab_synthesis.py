@@ -192,9 +192,9 @@ def test_scripts_draw_each_parameter_by_its_rule_and_carry_their_tag() -> None:
     assert "\\set pgopt_p1 random(1, 1000)" in q2
     assert q2.rstrip().endswith("select /* pgopt q02 */ * from orders where id = :pgopt_p1;")
     # a new unique key: from a sequence above the data's largest
-    assert 'nextval(\'"pgopt_replay"."orders_id"\')' in q3
+    assert "nextval('pgopt_replay.orders_id')" in q3
     assert [(k.sequence, k.start) for k in synthesis.keys] == [("pgopt_replay.orders_id", 1001)]
-    assert 'create sequence "pgopt_replay"."orders_id" start with 1001;' in keys_sql(synthesis)
+    assert "create sequence pgopt_replay.orders_id start with 1001;" in keys_sql(synthesis)
     assert any("no two inserts collide" in a for a in by_name["q03"].assumptions)
     readme = workload_markdown(synthesis)
     assert "q01" in readme and "How each parameter is drawn" in readme

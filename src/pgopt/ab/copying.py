@@ -19,6 +19,7 @@ from ..binaries import PgBinaries
 from ..consoles import err
 from ..errors import UsageError
 from ..lab.spec import DataCopy
+from ..markup import one_line
 from ..redact import redact_dsn
 from ..report.fmt import format_bytes
 from ..running.options import RunOptions
@@ -139,10 +140,10 @@ def _logical(
             highlight=False,
         )
     for relation, why in copied.relations_left_out.items():
-        err.print(f"pgopt: note: {relation} left out of the copy: {why}", highlight=False)
+        err.print(f"pgopt: note: {one_line(relation)} left out of the copy: {one_line(why)}")
     for table, (rows, sampled) in copied.sampled.items():
         if sampled:
-            err.print(f"pgopt: sampled {table}: {plural(rows, 'row')} copied", highlight=False)
+            err.print(f"pgopt: sampled {one_line(table)}: {plural(rows, 'row')} copied")
     err.print(f"pgopt: copied in {seconds:.1f}s", highlight=False)
     copy = DataCopy(seconds, size.database_bytes if size else 0, how)
     return replace(ab, setup=(*copied.setup, *ab.setup)), copy

@@ -97,7 +97,7 @@ def say_synthesis(synthesis: Synthesis, run_dir: Path | None) -> None:
     table.add_column("query", overflow="ellipsis", no_wrap=True, max_width=64)
     for b in synthesis.blocks:
         st = b.statement
-        query = escape(flat_query(st.query))
+        query = flat_query(st.query)
         table.add_row(
             b.name, f"{b.time_share:.1%}", f"{st.calls:,}", f"{st.rows_per_call:.3g}", query
         )
@@ -110,7 +110,7 @@ def say_synthesis(synthesis: Synthesis, run_dir: Path | None) -> None:
         err.print(
             f"[yellow]writes not replayed[/] ({k.time_share:.1%}): "
             f"{escape(flat_query(k.statement.query, 70))}: {escape(k.reason)}",
-            highlight=False,
+            markup=True,
         )
     err.print(
         f"replayed: {synthesis.replayed_share:.1%} of the source's execution time; "

@@ -28,10 +28,14 @@ from psycopg import sql
 from ..errors import UsageError, first_line
 from ..redact import redact_dsn
 from ..servers import read_only
+from ..sqltree import WRITTEN_NAME, WRITTEN_QUALIFIED
 
 SAMPLE_FROM_BYTES = 1 << 20
-_CREATE_TABLE = re.compile(r"^CREATE (?:UNLOGGED )?TABLE (\S+) \(", re.MULTILINE)
-_FOREIGN_KEY = re.compile(r"(ADD CONSTRAINT \S+ FOREIGN KEY [^;]*);$", re.MULTILINE)
+_CREATE_TABLE = re.compile(rf"^CREATE (?:UNLOGGED )?TABLE ({WRITTEN_QUALIFIED}) \(", re.MULTILINE)
+# the constraint's name, then its definition (a quoted name in it may hold a ";")
+_FOREIGN_KEY = re.compile(
+    rf'(ADD CONSTRAINT {WRITTEN_NAME} FOREIGN KEY (?:[^;"]|"(?:[^"]|"")*")*);$', re.MULTILINE
+)
 
 COLUMNS_SQL = """\
 select c.relkind::text as kind, pg_relation_size(c.oid) as bytes,
@@ -51,7 +55,9 @@ def write_sampled(
 ) -> dict[str, tuple[int, bool]]:
     """Write the sampled copy to `script`; per table the rows copied and whether they
     were sampled. One clear error (exit 2) when a sample leaves a table empty."""
-    tables = _CREATE_TABLE.findall(pre_data)
+    # each name as pg_dump writes it, once: a quoted name holding a line that reads as
+    # another CREATE TABLE names a table the catalog then answers for, or none
+    tables = list(dict.fromkeys(_CREATE_TABLE.findall(pre_data)))
     copied: dict[str, tuple[int, bool]] = {}
     where = redact_dsn(dsn)
     try:
@@ -65,9 +71,12 @@ def write_sampled(
                 found = _copy_table(conn, table, percent, out)
                 if found is not None:
                     copied[table] = found
-            for name, value in conn.execute(SEQUENCES_SQL).fetchall():
+            for name, value in conn.execute(SEQUENCES_SQL, {}).fetchall():
                 if name in pre_data:
-                    out.write(f"SELECT pg_catalog.setval('{name}', {value}, true);\n")
+                    position = sql.SQL("SELECT pg_catalog.setval({}, {}, true);\n")
+                    out.write(
+                        position.format(sql.Literal(name), sql.Literal(int(value))).as_string(conn)
+                    )
             out.write(_foreign_keys_not_valid(post_data))
     except psycopg.Error as e:
         raise UsageError(f"sampling {where}: {first_line(e)}") from e

@@ -41,11 +41,14 @@ from ..psql import Psql
 from ..redact import redact_dsn
 from ..servers import read_only
 from ..servers.dsn import for_client
+from ..sqltree import WRITTEN_NAME, WRITTEN_QUALIFIED
 from .relations import CopyList, copy_list, read_relations
 from .sample import write_sampled
 
 COLUMN_OPTIONS = frozenset({"n_distinct", "n_distinct_inherited"})  # ALTER COLUMN ... SET (...)
-_SET_COLUMN_OPTIONS = re.compile(r"^(ALTER TABLE ONLY \S+ ALTER COLUMN \S+ SET )\((.*)\);$")
+_SET_COLUMN_OPTIONS = re.compile(
+    rf"^(ALTER TABLE ONLY {WRITTEN_QUALIFIED} ALTER COLUMN {WRITTEN_NAME} SET )\((.*)\);$"
+)
 
 
 @dataclass(frozen=True)

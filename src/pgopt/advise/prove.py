@@ -15,12 +15,13 @@ the reason.
 
 from __future__ import annotations
 
+import string
 from dataclasses import dataclass
 from typing import Any
 
 from pglast.parser import ParseError
 
-from ..sqltree import tables_read
+from ..sqltree import quote_literal, tables_read
 from .findings import Finding
 from .sql_checks import REWRITES
 
@@ -72,5 +73,17 @@ def plan_proof(finding: Finding) -> ProofPlan | str:
     )
 
 
+class _SqlFormatter(string.Formatter):
+    """A rule's template filled with its evidence; `{name!l}` writes the value as an
+    SQL string literal (a name read from the server may hold a quote: in a pgbench
+    script, the text after it would run as SQL, or a backslash as a meta-command).
+    The names the rules' queries give are quoted as identifiers already (%I)."""
+
+    def convert_field(self, value: Any, conversion: str | None) -> Any:
+        if conversion == "l":
+            return quote_literal(str(value))
+        return super().convert_field(value, conversion)
+
+
 def _fill(template: str, evidence: dict[str, Any]) -> str:
-    return template.format(**evidence)
+    return _SqlFormatter().vformat(template, (), evidence)

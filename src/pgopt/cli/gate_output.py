@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from rich.markup import escape
 
 from ..consoles import out
 from ..errors import GateFailed, UsageError
@@ -72,9 +71,9 @@ def gate_of(regression: float | None, require_decision: bool, junit: Path | None
 def finish_gate(result: GateResult, *, junit: Path | None, suite: str, title: str) -> None:
     """Print the gate's lines, write --junit FILE, append the Markdown summary to the file
     $GITHUB_STEP_SUMMARY names (when set); raise GateFailed when a step failed."""
-    out.print(f"CI gate: {escape(result.gate.description)}")
+    out.print(f"CI gate: {result.gate.description}")
     for step in result.steps:
-        out.print(escape(step.line), style="red" if step.failed else None)
+        out.print(step.line, style="red" if step.failed else None)
     if junit is not None:
         _write_junit(junit, junit_xml(result, suite))
     summary = os.environ.get(STEP_SUMMARY_ENV)
@@ -89,7 +88,7 @@ def _write_junit(path: Path, xml: str) -> None:
         write_atomic(path, xml)
     except OSError as e:
         raise UsageError(f"cannot write --junit {path}: {e.strerror or e}") from e
-    out.print(f"junit: {escape(str(path))}")
+    out.print(f"junit: {path}")
 
 
 def _append_step_summary(path: Path, markdown: str) -> None:

@@ -30,8 +30,8 @@ def lab_list() -> None:
     """Labs with one-line descriptions."""
     for item in builtin_labs():
         steps = ", ".join(s.name for s in item.steps)
-        out.print(f"[bold]{item.name:<10}[/] {item.title}")
-        out.print(f"{'':<10} [dim]steps: {steps}[/]")
+        out.print(f"[bold]{escape(f'{item.name:<10}')}[/] {escape(item.title)}", markup=True)
+        out.print(f"{'':<10} [dim]steps: {escape(steps)}[/]", markup=True)
 
 
 @lab.command("run")
@@ -74,7 +74,7 @@ def lab_run(name: str, **options: Any) -> None:
             print_error(f"[{item.name}] {e}")
             outcomes.append((item.name, f"error: {str(e).splitlines()[0]}"))
     for lab_name, status in outcomes:
-        out.print(f"{lab_name:<10} {escape(status)}")
+        out.print(f"{lab_name:<10} {status}")
     if any(status.startswith("error") for _, status in outcomes):
         raise LabsFailed("a lab stopped with an error")
     if any(status != "ok" for _, status in outcomes):

@@ -81,7 +81,7 @@ def compare_cmd(
     comparison = compare_results(load_result(run_a), load_result(run_b))
     out.print(comparison_table(comparison, str(run_a), str(run_b)))
     for note in comparison_notes(comparison):
-        out.print(f"[yellow]note[/] {escape(note)}")
+        out.print(f"[yellow]note[/] {escape(note)}", markup=True)
     if gate.on:
         title = f"pgopt compare {comparison.lab}: B = {run_b} vs A = {run_a}"
         result = evaluate(gate, items_of(comparison))

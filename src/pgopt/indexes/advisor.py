@@ -22,6 +22,7 @@ from ..ab.relations import CopyList
 from ..binaries import PgBinaries, find_binaries
 from ..consoles import err
 from ..errors import UsageError
+from ..markup import comment
 from ..redact import redact_dsn
 from ..report.fmt import format_bytes
 from ..servers import read_only
@@ -187,7 +188,9 @@ def add_index_advice(
             "names the statements: nothing to plan"
         )
         doc["not_checked"].append({"rule": RULE, "reason": reason})
-        write_atomic(folder / "indexes.sql", f"-- pgopt advise: {RULE} not checked: {reason}\n")
+        write_atomic(
+            folder / "indexes.sql", comment(f"pgopt advise: {RULE} not checked: {reason}") + "\n"
+        )
         return None
     binaries = find_binaries(None, need=SERVER_PROGRAMS)
     advice = advise_indexes(

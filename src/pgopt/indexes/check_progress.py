@@ -9,8 +9,8 @@ import time
 from types import TracebackType
 
 from rich.console import Console
-from rich.markup import escape
 from rich.status import Status
+from rich.text import Text
 
 REDRAWS_PER_S = 1  # the line counts whole seconds
 LOG_STEPS = 10  # lines in a log: one at each tenth of the candidates
@@ -56,13 +56,13 @@ class CheckProgress:
             self._say(f"{done}/{self.total} candidates checked")
 
     def _say(self, text: str) -> None:
-        self.console.print(f"[advise] missing-index: {text} ({self._clock()})", markup=False)
+        self.console.print(f"[advise] missing-index: {text} ({self._clock()})")
 
     def _clock(self) -> str:
         return f"{time.monotonic() - self.started:.0f} s of about {self.estimate_s:.0f} s"
 
-    def __rich__(self) -> str:
-        return escape(
+    def __rich__(self) -> Text:
+        return Text(
             f"[advise] missing-index: {self._phase} · {self.done}/{self.total} candidates · "
             f"{self._clock()}"
         )

@@ -8,8 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..markup import comment
 from ..plans.shape import Plan, change_summary, plan_lines, total_cost
 from ..report.fmt import format_bytes
+from ..words import short_query
 from .candidates import Candidate, Covered, TableFacts, estimated_bytes
 from .selection import (
     MIN_GAIN,
@@ -218,9 +220,9 @@ def sql_script(advice: IndexAdvice) -> str:
     ]
     for f in findings(advice):
         served = ", ".join(
-            f"{s['id']} {' '.join(s['query'].split())[:60]}" for s in f["index"]["statements"]
+            f"{s['id']} {short_query(s['query'], 60)}" for s in f["index"]["statements"]
         )
-        lines += [f"-- {f['message']}", f"--   serves: {served}", f["fix"]]
+        lines += [comment(f["message"]), comment(f"  serves: {served}"), f["fix"]]
     if len(lines) == 2:
         lines.append("-- no index to add")
     return "\n".join(lines) + "\n"

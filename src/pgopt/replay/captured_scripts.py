@@ -27,6 +27,7 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass
 
+from ..markup import comment
 from ..source.capture import MIN_KIND, Capture
 from ..words import plural
 from .scripts import Block, Choice, ScriptText, pick, scaled, weights_of
@@ -119,16 +120,14 @@ def captured_scripts(capture: Capture, steps: Steps) -> CapturedScripts:
     statements = think_total = 0.0
     everyone = [t for samples in thinks.values() for t in samples]
     for (explicit, length), count in kept:
-        lines = [
-            f"-- {plural(count, 'captured transaction')} of {plural(length, 'step')}"
-            + (", between BEGIN and COMMIT" if explicit else ", each statement alone")
-        ]
-        lines += ["BEGIN;"] if explicit else []
+        header = f"{plural(count, 'captured transaction')} of {plural(length, 'step')}"
+        header += ", between BEGIN and COMMIT" if explicit else ", each statement alone"
+        lines = ["BEGIN;"] if explicit else []
         think = _think(thinks[(explicit, length)], everyone)
         pause = _pause(think, length) if explicit and think / (length + 1) >= THINK_MIN_MS else []
         if pause:
             think_total += think * count
-            lines[0] += f"; {think:.3g} ms of the application's own time between statements"
+            header += f"; {think:.3g} ms of the application's own time between statements"
         for position in groups[(explicit, length)]:
             items = [Choice(c.name, n, c.lines, c.statements) for c, n in position.most_common()]
             lines += pause
@@ -136,6 +135,7 @@ def captured_scripts(capture: Capture, steps: Steps) -> CapturedScripts:
             per_step = sum(c.statements * n for c, n in position.items())
             statements += count * per_step / sum(position.values())
         lines += [*pause, "COMMIT;"] if explicit else []
+        lines.insert(0, comment(header))
         name = f"{'tx' if explicit else 'alone'}{length:02d}"
         scripts.append(ScriptText(name, count, "\n".join(lines) + "\n"))
     replayed = sum(n for _, n in kept)

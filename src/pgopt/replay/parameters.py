@@ -85,7 +85,7 @@ def _span_rows(
         rows = statistics.median(alike)
         return Sizing(
             rows,
-            f"{rows:.3g} rows a call, as the source's other ranges of {span_table.name}."
+            f"{rows:.3g} rows a call, as the source's other ranges of {span_table.shown}."
             f"{column} returned (this one aggregates: its result is not what it reads)",
         )
     per_page = catalog.rows_per_page(span_table)
@@ -148,7 +148,7 @@ def draws_of(
                 pool, column.type, sized.rows, span.high, assumed=sized.assumed
             )
             notes[span.low] = (
-                f"range of {span.table.name}.{span.column} from {pool.origin}: {sized.why}"
+                f"range of {span.table.column_shown(span.column)} from {pool.origin}: {sized.why}"
             )
             notes[span.high] = f"the range's high end: ${span.low} + its width - 1"
     drawn_highs = {s.high for s in candidate.shape.spans if s.low in draws}
@@ -160,7 +160,7 @@ def draws_of(
         elif isinstance(use, Operand):
             draws[n] = Assumed(*ASSUMED)
             notes[n] = (
-                f"combined with {use.table.name}.{use.column} ({use.operator}): no value is "
+                f"combined with {use.table.column_shown(use.column)} ({use.operator}): no value is "
                 f"kept; assumed {ASSUMED[0]} to {ASSUMED[1]}"
             )
         elif use.array:
@@ -172,7 +172,7 @@ def draws_of(
             assert key is not None
             column = catalog.tables[key][use.column]
             pool = pools[(*key, use.column)]
-            note = f"{use.table.name}.{use.column} ({column.type}), from {pool.origin}"
+            note = f"{use.table.column_shown(use.column)} ({column.type}), from {pool.origin}"
             if use.written and column.type not in INTEGER_TYPES and len(pool.values) > WRITTEN:
                 # a value written is work by its size, not by which it is: a few of the
                 # column's values keep the statement's text small
@@ -203,7 +203,7 @@ def _array(
         if use.written and column.type not in INTEGER_TYPES and len(pool.values) > WRITTEN:
             pool = replace(pool, values=_spread(pool.values, WRITTEN))
         element = FromPool(pool, column.type)
-        note = f"{use.table.name}.{use.column} ({column.type}), from {pool.origin}"
+        note = f"{use.table.column_shown(use.column)} ({column.type}), from {pool.origin}"
     if use.written:
         length = max(1, min(MAX_ARRAY, round(st.rows_per_call)))
         why = f"{length} a call, as the source's calls wrote {st.rows_per_call:.3g} rows"
@@ -271,7 +271,7 @@ def _captured(
         width = max(1, round(statistics.median(hi - lo + 1 for lo, hi in bounds)))
         pool = pool_from_values([str(lo) for lo, _ in bounds], column_type, captured_from)
         draws[span.low] = RangeDraw(pool, column_type, 0.0, span.high, width)
-        notes[span.low] = f"range of {span.table.name}.{span.column} from {pool.origin}"
+        notes[span.low] = f"range of {span.table.column_shown(span.column)} from {pool.origin}"
         notes[span.high] = f"the range's high end: ${span.low} + {width - 1}, as captured"
     spans = {s.high for s in candidate.shape.spans if s.low in draws}
     for n, use in sorted(candidate.shape.params.items()):
@@ -314,12 +314,14 @@ def _key(use: ColumnUse, catalog: Catalog, keys: dict[str, Key]) -> tuple[NewKey
     assert key is not None
     column = catalog.tables[key][use.column]
     if column.type == "uuid":
-        return NewKey(None), f"a new {use.table.name}.{use.column}: gen_random_uuid()"
-    sequence = f"{KEYS_SCHEMA}.{key[1]}_{use.column}"[:63]
+        return NewKey(None), f"a new {use.table.column_shown(use.column)}: gen_random_uuid()"
+    # PostgreSQL keeps 63 bytes of a name (NAMEDATALEN), not 63 characters
+    name = f"{key[1]}_{use.column}".encode()[:63].decode(errors="ignore")
+    sequence = f"{KEYS_SCHEMA}.{name}"
     start = int(column.largest) + 1 if column.largest is not None else 1
     keys.setdefault(sequence, Key(sequence, start))
     return NewKey(sequence), (
-        f"a new {use.table.name}.{use.column}, unique: from {sequence}, which starts above "
+        f"a new {use.table.column_shown(use.column)}, unique: from {sequence}, which starts above "
         f"the data's largest ({start - 1}): no two inserts collide"
     )
 

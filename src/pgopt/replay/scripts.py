@@ -11,6 +11,7 @@ import random
 import re
 from dataclasses import dataclass
 
+from ..markup import comment
 from ..source.catalog import SourceStatement
 from ..words import plural
 from .param_binding import ColumnUse
@@ -62,13 +63,15 @@ def block(
     the replay adds to the statement (said in its notes)."""
     st = candidate.statement
     lines = [
-        f"-- {name}: {candidate.time_share:.1%} of the source's execution time, "
-        f"{plural(st.calls, 'call')}, {st.ms_per_call:.3f} ms and {st.rows_per_call:.3g} rows "
-        f"each (pg_stat_statements queryid {st.queryid})",
+        comment(
+            f"{name}: {candidate.time_share:.1%} of the source's execution time, "
+            f"{plural(st.calls, 'call')}, {st.ms_per_call:.3f} ms and {st.rows_per_call:.3g} "
+            f"rows each (pg_stat_statements queryid {st.queryid})"
+        ),
     ]
     values: dict[int, str] = {}
     for n in sorted(notes):
-        lines.append(f"-- ${n}: {notes[n]}")
+        lines.append(comment(f"${n}: {notes[n]}"))  # names of the source's, whatever they hold
     for n, draw in sorted(draws.items()):
         if is_text(draw):
             continue  # written out per variant, below
@@ -82,8 +85,10 @@ def block(
     for n, length in lists.items():
         lines.insert(
             1,
-            f"-- ${n}: a list pg_stat_statements squashed: {length} values a call, "
-            f"so that a call reads the source's {st.rows_per_call:.3g} rows",
+            comment(
+                f"${n}: a list pg_stat_statements squashed: {length} values a call, "
+                f"so that a call reads the source's {st.rows_per_call:.3g} rows"
+            ),
         )
         if is_text(draws[n]):
             continue
@@ -235,10 +240,12 @@ def transaction_scripts(
     for t in range(TRANSACTIONS):
         cells = order[t * slots : (t + 1) * slots]
         lines = [
-            f"-- transaction {t + 1} of {TRANSACTIONS}, drawn in advance: {slots} draws "
-            f"({slots * mean:.3g} statements on average, the source's commits had "
-            f"{per_commit:.3g}); over the {TRANSACTIONS}, each statement takes its share of "
-            "the source's calls (a draw that chooses at run time takes what is left over)",
+            comment(
+                f"transaction {t + 1} of {TRANSACTIONS}, drawn in advance: {slots} draws "
+                f"({slots * mean:.3g} statements on average, the source's commits had "
+                f"{per_commit:.3g}); over the {TRANSACTIONS}, each statement takes its share "
+                "of the source's calls (a draw that chooses at run time takes what is left over)"
+            ),
             "BEGIN;",
         ]
         for cell in cells:

@@ -92,19 +92,19 @@ def select(
 def _refusal(shape: Shape, catalog: Catalog) -> str | None:
     for table in shape.tables:
         if catalog.key(table) is None:
-            return f"table {table.name} is not in the source (temporary, or a view's)"
+            return f"table {table.shown} is not in the source (temporary, or a view's)"
     for use in shape.params.values():
         if isinstance(use, str):
             continue
         column = catalog.columns(use.table).get(use.column)
         if column is None:
-            return f"column {use.table.name}.{use.column} is not in the source"
+            return f"column {use.table.column_shown(use.column)} is not in the source"
         if isinstance(use, Operand) and column.type.split("(")[0] not in NUMBER_TYPES:
-            return f"a value combined with {use.table.name}.{use.column} ({column.type})"
+            return f"a value combined with {use.table.column_shown(use.column)} ({column.type})"
         keyable = column.type in INTEGER_TYPES or column.type == "uuid"
         if isinstance(use, ColumnUse) and use.written and column.unique and not keyable:
             return (
-                f"writes {use.table.name}.{use.column}, which is unique and neither an "
+                f"writes {use.table.column_shown(use.column)}, which is unique and neither an "
                 "integer nor a uuid: no new value can be made that cannot collide"
             )
     return None

@@ -257,5 +257,5 @@ def _empty_column(
             assert key is not None
             pool = pools.get((*key, use.column))
             if pool is None or pool.empty:
-                return f"{use.table.name}.{use.column} (an empty table, or no statistics)"
+                return f"{use.table.column_shown(use.column)} (an empty table, or no statistics)"
     return None

@@ -9,9 +9,11 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from ..markup import md_code, md_text
 from ..pgbench.command import ScriptRef
 from ..source.catalog import SourceWorkload
-from ..words import flat_query
+from ..sqltree import qualified
+from ..words import short_query
 from .parameters import KEYS_SCHEMA
 from .scripts import DRAWN
 from .selection import MAX_SCRIPTS
@@ -44,12 +46,8 @@ def keys_sql(synthesis: Synthesis) -> str:
     ]
     for key in synthesis.keys:
         schema, _, name = key.sequence.partition(".")
-        lines.append(f"create sequence {_ident(schema)}.{_ident(name)} start with {key.start};")
+        lines.append(f"create sequence {qualified(schema, name)} start with {key.start};")
     return "\n".join(lines) + "\n"
-
-
-def _ident(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
 
 
 def workload_markdown(synthesis: Synthesis) -> str:
@@ -83,12 +81,12 @@ def workload_markdown(synthesis: Synthesis) -> str:
         st = b.statement
         lines.append(
             f"| {b.name} | {b.time_share:.1%} | {st.calls:,} | {st.rows_per_call:.3g} "
-            f"| {st.ms_per_call:.3g} | `{flat_query(st.query)}` |"
+            f"| {st.ms_per_call:.3g} | {md_code(short_query(st.query, 90), in_table=True)} |"
         )
     lines += ["", "## How each parameter is drawn, and what that assumes", ""]
     for b in synthesis.blocks:
         for note in b.assumptions:
-            lines.append(f"- {b.name}: {note}")
+            lines.append(f"- {b.name}: {md_text(note)}")
     if synthesis.capped:
         stop = f"Stopped at {MAX_SCRIPTS} statements, before {synthesis.cover:.0%} of the time."
         lines += ["", stop]
@@ -102,7 +100,8 @@ def workload_markdown(synthesis: Synthesis) -> str:
             "",
         ]
         for k in synthesis.dropped_writes:
-            lines.append(f"- `{flat_query(k.statement.query)}` ({k.time_share:.1%}): {k.reason}")
+            query = md_code(short_query(k.statement.query, 90))
+            lines.append(f"- {query} ({k.time_share:.1%}): {md_text(k.reason)}")
     if synthesis.skipped:
         lines += [
             "",
@@ -114,7 +113,8 @@ def workload_markdown(synthesis: Synthesis) -> str:
         for k in synthesis.skipped:
             lines.append(
                 f"| {k.time_share:.1%} | {k.statement.calls:,} "
-                f"| `{flat_query(k.statement.query)}` | {k.reason} |"
+                f"| {md_code(short_query(k.statement.query, 90), in_table=True)} "
+                f"| {md_text(k.reason)} |"
             )
     return "\n".join(lines) + "\n"
 

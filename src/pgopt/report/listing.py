@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ..model.result import LabResult
 from ..store import StoredRun
@@ -23,12 +23,12 @@ def runs_table(runs: list[StoredRun]) -> Table:
     for run in runs:
         r = run.result
         table.add_row(
-            escape(r.started_at.replace("T", " ").rstrip("Z")),
-            escape(f"{r.lab}\nPG {server_versions(r.target)}"),
+            r.started_at.replace("T", " ").rstrip("Z"),
+            f"{r.lab}\nPG {server_versions(r.target)}",
             str(len(r.steps)),
-            escape(_headline(r)),
+            _headline(r),
             _status(r),
-            escape(str(run.path)),
+            str(run.path),
         )
     return table
 
@@ -44,9 +44,9 @@ def _headline(result: LabResult) -> str:
     return f"{best.name} {format_ratio(ratio)} {verdict}{versus}"
 
 
-def _status(result: LabResult) -> str:
+def _status(result: LabResult) -> Text:
     if not result.complete:
-        return "[yellow]incomplete[/]"
+        return Text("incomplete", style="yellow")
     if not result.passed:
-        return "[red]check failed[/]"
-    return "[green]ok[/]"
+        return Text("check failed", style="red")
+    return Text("ok", style="green")

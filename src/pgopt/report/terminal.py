@@ -4,7 +4,6 @@ document's summary section), and `pgopt compare`'s table."""
 from __future__ import annotations
 
 from rich.console import Console
-from rich.markup import escape
 from rich.table import Table as RichTable
 from rich.text import Text
 
@@ -34,13 +33,13 @@ def inline(spans: Inline) -> Text:
 
 def rich_table(table: Table) -> RichTable:
     out = RichTable(
-        title=escape(table.title) if table.title else None,
-        caption=escape(table.caption) if table.caption else None,
+        title=table.title if table.title else None,
+        caption=table.caption if table.caption else None,
         title_justify="left",
         caption_justify="left",
     )
     for i, header in enumerate(table.header):
-        out.add_column(escape(header), justify="right" if i in table.numeric else "left")
+        out.add_column(header, justify="right" if i in table.numeric else "left")
     for row in table.rows:
         out.add_row(*(inline(cell.spans) for cell in row))
     return out
@@ -78,7 +77,7 @@ def print_document_summary(console: Console, doc: Document) -> None:
 def comparison_table(comparison: Comparison, a_label: str, b_label: str) -> RichTable:
     """The terminal table of `pgopt compare`: A, B, B/A with its 95% interval, verdict."""
     table = RichTable(
-        title=escape(f"{comparison.lab}: B = {b_label} vs A = {a_label}"),
+        title=f"{comparison.lab}: B = {b_label} vs A = {a_label}",
         caption="medians; B/A: geometric-mean ratio with its 95% interval (Welch's t on "
         f"the logs); faster/slower at 5% after Benjamini-Hochberg across "
         f"{plural(sum(1 for s in comparison.steps if s.decision), 'step')}; no-change: the 90% "
@@ -87,18 +86,20 @@ def comparison_table(comparison: Comparison, a_label: str, b_label: str) -> Rich
         caption_justify="left",
     )
     table.add_column("step")
-    table.add_column(f"A {escape(comparison.unit)}", justify="right")
-    table.add_column(f"B {escape(comparison.unit)}", justify="right")
+    table.add_column(f"A {comparison.unit}", justify="right")
+    table.add_column(f"B {comparison.unit}", justify="right")
     table.add_column("B / A", justify="right")
     table.add_column("verdict")
     for step in comparison.steps:
         ratio = ratio_of(step.decision) if step.decision else None
         table.add_row(
-            escape(step.name),
+            step.name,
             format_rate(step.a_median),
             format_rate(step.b_median),
             format_ratio(ratio),
-            f"[{STYLES.get(VERDICT_STYLE[step.verdict], '')}]"
-            f"{escape(format_verdict_word(ratio, step.verdict))}[/]",
+            Text(
+                format_verdict_word(ratio, step.verdict),
+                style=STYLES.get(VERDICT_STYLE[step.verdict], ""),
+            ),
         )
     return table

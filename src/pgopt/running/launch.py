@@ -135,9 +135,9 @@ def _print_plan(
         facts = embedded_facts(binaries)
         where = f"an embedded PostgreSQL {binaries.version} (not started)"
     plan = plan_steps(item, params, facts)
-    out.print(f"[bold]{escape(item.name)}[/]: plan for {escape(where)}", highlight=False)
+    out.print(f"[bold]{escape(item.name)}[/]: plan for {escape(where)}", markup=True)
     for line in plan.describe():
-        out.print(escape(line), highlight=False)
+        out.print(line)
     time = estimate(item, params, plan, data_bytes).describe()
     out.print(f"time: {time}", markup=False, highlight=False)
     probes = [s.name for s in item.steps if s.probe and s.name in params.steps]

@@ -15,6 +15,7 @@ import time
 from rich.console import Console
 from rich.markup import escape
 from rich.status import Status
+from rich.text import Text
 
 from ..lab.spec import Step
 from ..report.fmt import format_rate
@@ -34,10 +35,10 @@ class ConsoleDisplay:
         self._started = 0.0
 
     def message(self, text: str) -> None:
-        self.console.print(f"[dim]{self.lab}[/] {escape(text)}", highlight=False)
+        self.console.print(f"[dim]{self.lab}[/] {escape(text)}", highlight=False, markup=True)
 
     def run_started(self, step: Step, label: str, seconds: float | None) -> None:
-        self._label = f"{self.lab} {step.name} · {label}"
+        self._label = f"{self.lab} {escape(step.name)} · {escape(label)}"
         self._started = time.monotonic()
         if self.live:
             self._status = self.console.status(
@@ -51,7 +52,7 @@ class ConsoleDisplay:
 
     def phase_finished(self, phase: str, seconds: float) -> None:
         self.console.print(
-            f"[dim]{self._label} · {escape(phase)} {seconds:.1f}s[/]", highlight=False
+            f"[dim]{self._label} · {escape(phase)} {seconds:.1f}s[/]", highlight=False, markup=True
         )
 
     def run_finished(self, step: Step, label: str, value: float | None, unit: str) -> None:
@@ -61,8 +62,10 @@ class ConsoleDisplay:
         elapsed = time.monotonic() - self._started
         shown = "" if value is None else f" → {format_rate(value)} {unit}"
         self.console.print(
-            f"[dim]{self.lab}[/] {step.name} · {label}{shown} [dim]({elapsed:.1f}s)[/]",
+            f"[dim]{self.lab}[/] {escape(step.name)} · {escape(label)}{escape(shown)} "
+            f"[dim]({elapsed:.1f}s)[/]",
             highlight=False,
+            markup=True,
         )
 
 
@@ -73,5 +76,7 @@ class _Elapsed:
         self.label, self.started = label, time.monotonic()
         self.total = f"/{seconds:.0f}" if seconds else ""
 
-    def __rich__(self) -> str:
-        return f"{self.label} · {time.monotonic() - self.started:.0f}{self.total} s"
+    def __rich__(self) -> Text:
+        return Text.from_markup(
+            f"{self.label} · {time.monotonic() - self.started:.0f}{self.total} s"
+        )

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..sqltree import qualified, quote_ident
+
 
 @dataclass(frozen=True)
 class Table:
@@ -14,6 +16,14 @@ class Table:
 
     schema: str | None  # as written; None: found on the search path
     name: str
+
+    @property
+    def shown(self) -> str:
+        """The name as SQL writes it (quoted where it must be), for the workload's notes."""
+        return qualified(self.schema, self.name) if self.schema else quote_ident(self.name)
+
+    def column_shown(self, column: str) -> str:
+        return f"{self.shown}.{quote_ident(column)}"
 
 
 @dataclass(frozen=True)

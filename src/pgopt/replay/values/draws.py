@@ -35,6 +35,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from ...sqltree import qualified, quote_literal
+
 DRAW = 10_000  # each parameter's draw: a uniform whole number from 1 to DRAW
 INTEGER_TYPES = frozenset({"smallint", "integer", "bigint"})
 ASSUMED = (1, 100)  # the values of a number combined with a column, none being kept
@@ -275,11 +277,6 @@ def _halves(r: str, arms: list[tuple[str, int]]) -> str:
     return f"case when {r} <= {arms[middle - 1][1]} then {low} else {high} end"
 
 
-def quote(value: str) -> str:
-    """`value` as an SQL string literal."""
-    return "'" + value.replace("'", "''") + "'"
-
-
 def _integer_item(arm: Any) -> str:
     if isinstance(arm, tuple):
         return f"random({arm[0]}, {arm[1]})"
@@ -307,8 +304,7 @@ def render(n: int | str, draw: Draw) -> tuple[list[str], str]:
         if draw.sequence is None:
             return [], "gen_random_uuid()"
         schema, _, name = draw.sequence.partition(".")
-        quoted = ".".join('"' + part.replace('"', '""') + '"' for part in (schema, name))
-        return [], "nextval(" + quote(quoted) + ")"
+        return [], "nextval(" + quote_literal(qualified(schema, name)) + ")"
     if isinstance(draw, FromCalls) or draw.type not in INTEGER_TYPES:
         raise ValueError("text is written into the statement, one variant each (variants.py)")
     pool = draw.pool

@@ -20,6 +20,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 
+from ...sqltree import quote_literal
 from .draws import (
     DRAW,
     INTEGER_TYPES,
@@ -28,7 +29,6 @@ from .draws import (
     FromCalls,
     FromPool,
     cumulative_cuts,
-    quote,
     sample,
 )
 
@@ -94,7 +94,7 @@ def _one(draw: Draw, rng: random.Random) -> str:
 def _literal(value: object, type_name: str | None) -> str:
     if value is None:
         return "NULL"
-    return f"{quote(str(value))}::{type_name}" if type_name else quote(str(value))
+    return f"{quote_literal(str(value))}::{type_name}" if type_name else quote_literal(str(value))
 
 
 def chosen_by(variable: str, bodies: list[tuple[float, str]]) -> list[str]:
