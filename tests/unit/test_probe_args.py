@@ -3,6 +3,7 @@ checked when the lab loads: a misspelt key, a string where a number belongs, a
 number out of bounds or a missing required argument is one line naming the step,
 the probe and the key (exit 2, `--dry-run` included), never a failure mid-run."""
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -26,7 +27,7 @@ DECLARED = {
 }
 
 
-def read(name: str, given: dict[str, object]) -> dict[str, object]:
+def read(name: str, given: Mapping[str, object]) -> dict[str, object]:
     return dict(probes.read_args(name, probes.get(name), given))
 
 
