@@ -116,21 +116,17 @@ def _value(node: ast.AST, names: Mapping[str, float]) -> float:
 def evaluate(expression: str, names: Mapping[str, float]) -> float:
     """The value of one expression; a FigureError where its arithmetic fails for
     `names` (it divides by zero, or overflows), a LabError where it is no expression."""
-    deep = LabError(f"{_shown(expression)} is nested too deeply")
     try:
         tree = ast.parse(expression.strip(), mode="eval")
-    except SyntaxError as e:
-        raise LabError(f"invalid expression {expression!r}: {e.msg}") from None
-    except (RecursionError, MemoryError):  # the parser's own depth limits
-        raise deep from None
-    try:
         return _evaluate(tree, names)
+    except SyntaxError as e:
+        raise LabError(f"invalid expression {_shown(expression)}: {e.msg}") from None
+    except (RecursionError, MemoryError):  # the parser's depth limits, or ours
+        raise LabError(f"{_shown(expression)} is nested too deeply") from None
     except ZeroDivisionError:
         why = "divides by zero"
     except (OverflowError, _NotFinite):
         why = "overflows (past a float's 1.8e308)"
-    except RecursionError:
-        raise deep from None
     used = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in names})
     figures = ", ".join(f"{n} = {names[n]:g}" for n in used)
     raise FigureError(f"{_shown(expression)} {why}" + (f" where {figures}" if used else ""))
