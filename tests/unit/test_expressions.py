@@ -38,11 +38,52 @@ def test_conditions_choose_and_comparisons_are_one_or_zero() -> None:
         ("{__import__('os').system('true')}MB", "unsupported expression"),
         ("{ram_gb // 4}GB", "unknown name 'ram_gb'"),
         ("{ram_mb //}MB", "invalid expression"),
+        ("{min(ram_mb)}MB", "unsupported expression 'min"),
+        ("{ceil(ram_mb, 2)}MB", "unsupported expression 'ceil"),
+        ("{" + "-" * 5000 + "1}", "is nested too deeply"),
     ],
 )
 def test_anything_else_is_refused(value: str, message: str) -> None:
     with pytest.raises(LabError, match=message):
         expressions.check(value)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("{ram_mb // 0}MB", "{ram_mb // 0} divides by zero"),
+        ("{cpus % (cpus - cpus)}", "{cpus % (cpus - cpus)} divides by zero"),
+        ("{1e308 * 10}MB", "{1e308 * 10} overflows"),
+        ("{ceil(1e308 * ram_mb)}MB", "{ceil(1e308 * ram_mb)} overflows"),
+        ("{1e400}", "{1e400} overflows"),  # read as inf
+        ("{1e308 * 10 - 1e308 * 10}", "overflows"),  # NaN
+        ("{" + "9" * 400 + "}kB", "{99999999999999999999"),  # too large for a float
+        ("{max(1, 1e308 * 10) > 5}", "overflows"),  # inf on the way counts too
+    ],
+)
+def test_arithmetic_that_fails_for_any_figures_is_refused_at_load(value: str, message: str) -> None:
+    with pytest.raises(expressions.FigureError) as e:
+        expressions.check(value)
+    assert message in str(e.value)
+    assert len(str(e.value)) < 200  # a long expression is shortened
+
+
+def test_arithmetic_that_fails_on_one_machine_is_refused_there_with_its_figures() -> None:
+    machine_dependent = {"work_mem": "{ram_mb // (cpus - 2)}MB", "x": "{ram_mb % (cpus - 1024)}"}
+    for value in machine_dependent.values():
+        expressions.check(value)  # its divisor 0 on some machines only
+    with pytest.raises(expressions.FigureError) as e:
+        expressions.resolve(machine_dependent, {"ram_mb": 16384.0, "cpus": 2.0})
+    assert str(e.value) == (
+        "work_mem: {ram_mb // (cpus - 2)} divides by zero where cpus = 2, ram_mb = 16384"
+    )
+
+
+def test_inf_and_nan_never_become_a_value() -> None:
+    """With decimals, inf read 'inf' and NaN 'nan': a tuning profile's setting."""
+    for value in ("{ram_mb * 1e308}", "{ram_mb * 1e308 - ram_mb * 1e308}"):
+        with pytest.raises(expressions.FigureError, match=r"overflows \(.*\) where ram_mb = 8192$"):
+            expressions.expand(value, {"ram_mb": 8192.0}, decimals=2)
 
 
 def test_parse_size() -> None:

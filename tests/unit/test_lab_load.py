@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from pgopt.cli import main
 from pgopt.errors import LabError, UsageError
 from pgopt.lab import builtin_labs, lab_from_dict, load_lab, resolve_lab
 from pgopt.params import resolve_params, select_steps
@@ -144,6 +145,21 @@ def test_resolve_by_path_and_by_name(tmp_path: Path) -> None:
             'setup = ["setup.sql"]\n\n[metric]\nceiling = "roof"\n',
             "[metric]: field 'ceiling': no step 'roof'",
         ),
+        (
+            'synchronous_commit = "off"',
+            'work_mem = "{ram_mb // 0}MB"',
+            "step 'async': field 'settings': work_mem: {ram_mb // 0} divides by zero",
+        ),
+        (
+            'synchronous_commit = "off"',
+            'work_mem = "{ceil(ram_mb * 1e308)}kB"',
+            "step 'async': field 'settings': work_mem: {ceil(ram_mb * 1e308)} overflows",
+        ),
+        (
+            'setup = ["setup.sql"]\n',
+            'setup = ["setup.sql"]\nvariables = { keys = "{rows % (scale - scale)}" }\n',
+            "[dataset]: field 'variables': keys: {rows % (scale - scale)} divides by zero",
+        ),
     ],
 )
 def test_invalid_lab_errors_name_file_step_and_field(
@@ -207,6 +223,45 @@ def test_dataset_variables_may_be_computed_and_facts_have_units(tmp_path: Path) 
     )
     with pytest.raises(LabError, match="field 'variables': k: unknown name 'x'"):
         load_lab(write_lab(tmp_path / "bad", bad))
+
+
+FIGURES = [
+    (  # a divisor of 0 with 2 GB of memory only
+        ('synchronous_commit = "off"', 'work_mem = "{4096 // (ram_mb - 2048)}MB"'),
+        ["--ram", "2GB"],
+        "step 'async': field 'settings': work_mem: {4096 // (ram_mb - 2048)} divides by zero "
+        "where ram_mb = 2048",
+    ),
+    (  # at --scale 2 only
+        (
+            'setup = ["setup.sql"]\n',
+            'setup = ["setup.sql"]\nvariables = { k = "{rows // (scale - 2)}" }\n',
+        ),
+        ["--scale", "2"],
+        "[dataset]: field 'variables': k: {rows // (scale - 2)} divides by zero "
+        "where rows = 2000, scale = 2",
+    ),
+]
+
+
+@pytest.mark.parametrize(("change", "figures", "says"), FIGURES)
+@pytest.mark.parametrize("run", [["--dry-run"], ["--pg-bin", "/nonexistent"]])
+def test_an_expression_that_fails_for_this_run_is_one_line_before_any_server(
+    tmp_path: Path,
+    change: tuple[str, str],
+    figures: list[str],
+    says: str,
+    run: list[str],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The lab loads (its expression fails for some figures only) and with the run's
+    figures is the lab's error before a server is looked for (no binaries at
+    /nonexistent: that error would come first otherwise)."""
+    folder = write_lab(tmp_path / "mine", MINIMAL.replace(*change))
+    load_lab(folder)
+    assert main(["lab", "run", str(folder), "--steps", "async", *figures, *run]) == 2
+    (line,) = capsys.readouterr().err.strip().splitlines()
+    assert line == f"pgopt: error: lab 'mine': {says}"
 
 
 PHASED = """

@@ -6,6 +6,7 @@ transactions replayed with their statements together, in order."""
 
 from __future__ import annotations
 
+import json
 import random
 import re
 from pathlib import Path
@@ -88,6 +89,51 @@ def test_a_multi_line_statement_and_pgopts_own_sessions() -> None:
     assert len(read_log(jsonlog + ours)) == 1
 
 
+BULK = "INSERT INTO t (id, name) VALUES " + ",".join(f"({i}, 'n\"{i}')" for i in range(12_000))
+
+
+def test_a_statement_of_any_size_is_read_in_each_format() -> None:
+    """A bulk INSERT's 200 KiB statement, and a 200 KiB value, in lines of the formats
+    PostgreSQL 18 writes (the csvlog line one of sysbench's, its statement replaced):
+    csv's own field limit is 128 KiB."""
+    assert len(BULK) > 200 << 10
+    quoted = BULK.replace('"', '""')
+    csvlog = (
+        '2026-11-26 20:10:03.094 UTC,"postgres","sb",1428,"127.0.0.1:42416",6b08921b.594,42,'
+        '"INSERT",2026-11-26 20:10:03 UTC,19/40,0,LOG,00000,"duration: 0.040 ms  statement: '
+        f'{quoted}",,,,,,,,,"","client backend",,174799990454808232\n'
+    )
+    jsonlog = json.dumps(
+        {"timestamp": "2026-11-26 20:10:03.092 UTC", "session_id": "6b08921b.594"}
+        | {"error_severity": "LOG", "message": f"duration: 0.040 ms  statement: {BULK}"}
+    )
+    stderr = f"2026-11-26 20:10:03.094 UTC [1428] 6b08921b.594 LOG:  statement: {BULK}\n"
+    for text in (csvlog, jsonlog, stderr):
+        (statement,) = read_log(text, PREFIX)
+        assert statement.query == BULK
+    value = "x" * (200 << 10)
+    csvlog = csvlog.replace(
+        f'statement: {quoted}",', f'execute s1: select $1","Parameters: $1 = \'{value}\'",'
+    )
+    (statement,) = read_log(csvlog)
+    assert statement.values == {1: value}
+
+
+def test_a_multi_line_statement_of_thousands_of_lines_and_its_multi_line_value() -> None:
+    """Each line after the first begins with a tab, the DETAIL's too: the value's lines
+    are the value's, not the statement's."""
+    rows = [f"({i}, 'name {i}')," for i in range(10_000)]
+    text = (
+        "2026-11-26 20:00:00.000 UTC [7] 1.a LOG:  statement: insert into t values\n"
+        + "".join(f"\t{row}\n" for row in rows)
+        + "2026-11-26 20:00:00.001 UTC [7] 1.a LOG:  execute <unnamed>: select $1\n"
+        + "2026-11-26 20:00:00.001 UTC [7] 1.a DETAIL:  Parameters: $1 = 'one\n\ttwo'\n"
+    )
+    bulk, prepared = read_log(text, PREFIX)
+    assert bulk.query == "\n".join(["insert into t values", *rows])
+    assert prepared.query == "select $1" and prepared.values == {1: "one\ntwo"}
+
+
 @pytest.mark.parametrize(
     ("text", "prefix", "says"),
     [
@@ -97,6 +143,18 @@ def test_a_multi_line_statement_and_pgopts_own_sessions() -> None:
         ("2026-11-26 LOG:  statement: select 1\n", None, "log_line_prefix is not known"),
         ('{"message": "x"}\n{oops\n', None, "jsonlog line 2 is not JSON"),
         ('{"a": 1}\n', None, "has no 'message'"),
+        pytest.param(
+            '{"message": "x", "pid": 1' + "0" * 5000 + "}\n",
+            None,
+            "not a PostgreSQL jsonlog",
+            id="a number of 5,000 digits",
+        ),
+        pytest.param(
+            "2026-11-26 20:10:03.092 UTC,a,b\rc,1428\n",
+            None,
+            "csvlog line 1 cannot be read as CSV",
+            id="a carriage return outside a quoted csv field",
+        ),
         (
             '{"session_id":"1.a","error_severity":"LOG","message":"duration: 0.1 ms  '
             'execute s1: select $1"}\n',

@@ -107,6 +107,27 @@ def test_a_profile_with_an_unknown_name_says_where() -> None:
         derive(bad, B15)
 
 
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        ("{ram_mb // (cpus - 8)}MB", "x: a: {ram_mb // (cpus - 8)} divides by zero where cpus = 8"),
+        ("{read_us * 1e308}", "x: a: {read_us * 1e308} overflows"),  # 'inf' before
+    ],
+)
+def test_a_profile_whose_arithmetic_fails_for_these_inputs_says_where(
+    value: str, says: str
+) -> None:
+    bad = read_profile(
+        "x",
+        f'title="t"\ndescription="d"\nsource="s"\n[[setting]]\nname="a"\n'
+        f'value="{value}"\nreason="r"\n',
+        "x.toml",
+    )
+    with pytest.raises(LabError) as e:
+        derive(bad, B15)
+    assert str(e.value).startswith(says), e.value
+
+
 # pg_settings rows of the embedded PostgreSQL 18.6 (a build without io_uring and lz4)
 PG_SETTINGS = {
     row[0]: dict(

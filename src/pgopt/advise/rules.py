@@ -131,13 +131,14 @@ class Rule:
         return any(held) if self.any else all(held)
 
     def derive(self, row: dict[str, Any]) -> dict[str, Any]:
-        """The row with the rule's derived figures (None where they divide by zero)."""
+        """The row with the rule's derived figures (None where they divide by zero or
+        overflow for this row)."""
         out = dict(row)
         numbers = {k: float(v) for k, v in row.items() if isinstance(v, int | float)}
         for name, expression in self.derived:
             try:
                 out[name] = evaluate(expression, numbers)
-            except (ZeroDivisionError, LabError):
+            except LabError:
                 out[name] = None
         return out
 

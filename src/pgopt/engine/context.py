@@ -7,9 +7,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..binaries import PgBinaries
+from ..errors import LabError
 from ..lab import expressions
 from ..lab.spec import Lab, Step
-from ..params import RunParams
+from ..params import RunParams, select_steps
 from ..psql import Psql
 from ..servers.base import Target
 from .display import Display
@@ -41,7 +42,7 @@ class RunContext:
         return {**self.variables, **step.variables, "clients": str(self.clients(step))}
 
     def settings(self, step: Step) -> dict[str, str]:
-        return step_settings(step, self.params)
+        return step_settings(self.lab, step, self.params)
 
     def clients(self, step: Step) -> int:
         """--clients overrides every step's clients, except within a client sweep."""
@@ -109,9 +110,23 @@ def dataset_variables(lab: Lab, scale: float) -> dict[str, str]:
     names: dict[str, float] = {"scale": scale}
     if ds.variable:
         names[ds.variable] = ds.size_at(scale)
-    out = {k: expressions.expand(v, names) for k, v in ds.variables.items()}
+    out = {}
+    for key, value in ds.variables.items():
+        try:
+            out[key] = expressions.expand(value, names)
+        except expressions.FigureError as e:
+            raise LabError(f"lab {lab.name!r}: [dataset]: field 'variables': {key}: {e}") from None
     if ds.variable:
         out[ds.variable] = str(ds.size_at(scale))
     if lab.shards:
         out["shards"] = str(lab.shards)
     return out
+
+
+def check_figures(lab: Lab, params: RunParams) -> None:
+    """Fails before any server starts where the run's figures fail an expression of
+    the lab's (a setting's divisor 0 on this machine, a variable's at this scale),
+    as the run would once its servers were up."""
+    dataset_variables(lab, params.scale)
+    for step in select_steps(lab, list(params.steps)):
+        step_settings(lab, step, params)

@@ -141,11 +141,15 @@ def skip_reason(
     return reason
 
 
-def step_settings(step: Step, params: RunParams) -> dict[str, str]:
+def step_settings(lab: Lab, step: Step, params: RunParams) -> dict[str, str]:
     """The step's settings with machine and dataset figures filled in
-    (`{ram_mb // 4}MB`, `{16 * scale}GB`)."""
+    (`{ram_mb // 4}MB`, `{16 * scale}GB`); one that these figures fail (`{ram_mb //
+    (cpus - 2)}` on 2 CPUs) is the lab's error, named."""
     names = {"ram_mb": params.ram_bytes / 2**20, "cpus": float(params.cpus), "scale": params.scale}
-    return expressions.resolve(step.settings, names)
+    try:
+        return expressions.resolve(step.settings, names)
+    except expressions.FigureError as e:
+        raise LabError(f"lab {lab.name!r}: step {step.name!r}: field 'settings': {e}") from None
 
 
 def plan_steps(
@@ -165,7 +169,7 @@ def plan_steps(
         reps=params.reps,
         margin=params.margin,
         restart=params.restart,
-        settings={s.name: step_settings(s, params) for s in steps},
+        settings={s.name: step_settings(lab, s, params) for s in steps},
         facts=facts,
         unavailable=unavailable,
         slices=Slicing(params.slice_s, params.duration_s, params.latencies),

@@ -8,7 +8,10 @@ A value may hold `{expression}` parts: arithmetic (+ - * // / %), `min(...)`,
 `cpus` and `scale` for settings; the size variable and `scale` for dataset
 variables; the machine's and server's facts for a tuning profile).
 Expressions are parsed with `ast` and evaluated on a whitelist: a lab file
-cannot run code.
+cannot run code. Arithmetic that fails for the figures it is given (a division or
+a modulo by zero, a figure past a float's range, inf or NaN on the way) is a
+`FigureError`, which names the expression and the figures: a setting is never
+`inf`, and a lab whose divisor is 0 on this machine is one line, not a traceback.
 """
 
 from __future__ import annotations
@@ -22,6 +25,10 @@ from collections.abc import Callable, Iterable, Mapping
 from ..errors import LabError
 
 NAMES = ("ram_mb", "cpus", "scale")
+# the figures a value is checked with at load, one set and then another: what fails
+# for both (`{1 / 0}`) is the lab's error; what fails for one (`{ram_mb // (cpus -
+# 2)}`) depends on the machine, and is found when the run starts
+STAND_INS = (1024.0, 3.0)
 _PART = re.compile(r"\{([^{}]*)\}")
 _BINARY: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Add: operator.add,
@@ -37,6 +44,12 @@ _FUNCTIONS: dict[str, Callable[..., float]] = {
     "ceil": math.ceil,
     "floor": math.floor,
 }
+_ARITY: dict[str, Callable[[int], bool]] = {
+    "min": lambda n: n >= 2,
+    "max": lambda n: n >= 2,
+    "ceil": lambda n: n == 1,
+    "floor": lambda n: n == 1,
+}
 _COMPARE: dict[type[ast.cmpop], Callable[[float, float], bool]] = {
     ast.Lt: operator.lt,
     ast.LtE: operator.le,
@@ -47,7 +60,22 @@ _COMPARE: dict[type[ast.cmpop], Callable[[float, float], bool]] = {
 }
 
 
+class FigureError(LabError):
+    """An expression's arithmetic fails for the figures it was given."""
+
+
+class _NotFinite(ArithmeticError):
+    """A value past a float's range (inf), or NaN."""
+
+
 def _evaluate(node: ast.AST, names: Mapping[str, float]) -> float:
+    value = _value(node, names)
+    if not math.isfinite(value):
+        raise _NotFinite
+    return value
+
+
+def _value(node: ast.AST, names: Mapping[str, float]) -> float:
     if isinstance(node, ast.Expression):
         return _evaluate(node.body, names)
     if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
@@ -78,7 +106,7 @@ def _evaluate(node: ast.AST, names: Mapping[str, float]) -> float:
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
         and node.func.id in _FUNCTIONS
-        and node.args
+        and _ARITY[node.func.id](len(node.args))
         and not node.keywords
     ):
         return _FUNCTIONS[node.func.id](*(_evaluate(a, names) for a in node.args))
@@ -86,12 +114,27 @@ def _evaluate(node: ast.AST, names: Mapping[str, float]) -> float:
 
 
 def evaluate(expression: str, names: Mapping[str, float]) -> float:
-    """The value of one expression (ZeroDivisionError when it divides by zero)."""
+    """The value of one expression; a FigureError where its arithmetic fails for
+    `names` (it divides by zero, or overflows), a LabError where it is no expression."""
     try:
         tree = ast.parse(expression.strip(), mode="eval")
+        return _evaluate(tree, names)
     except SyntaxError as e:
-        raise LabError(f"invalid expression {expression!r}: {e.msg}") from None
-    return _evaluate(tree, names)
+        raise LabError(f"invalid expression {_shown(expression)}: {e.msg}") from None
+    except (RecursionError, MemoryError):  # the parser's depth limits, or ours
+        raise LabError(f"{_shown(expression)} is nested too deeply") from None
+    except ZeroDivisionError:
+        why = "divides by zero"
+    except (OverflowError, _NotFinite):
+        why = "overflows (past a float's 1.8e308)"
+    used = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in names})
+    figures = ", ".join(f"{n} = {names[n]:g}" for n in used)
+    raise FigureError(f"{_shown(expression)} {why}" + (f" where {figures}" if used else ""))
+
+
+def _shown(expression: str, most: int = 80) -> str:
+    text = expression.strip()
+    return "{" + (text if len(text) <= most else text[: most - 3] + "...") + "}"
 
 
 def expand(value: str, names: Mapping[str, float], *, decimals: int = 0) -> str:
@@ -107,9 +150,25 @@ def expand(value: str, names: Mapping[str, float], *, decimals: int = 0) -> str:
 
 
 def check(value: str, names: Iterable[str] = NAMES) -> None:
-    """Validate a value at load time, with stand-in figures for `names`."""
-    expand(value, {name: 1024.0 for name in names})
+    """Validate a value at load time, with stand-in figures for `names`: arithmetic
+    that fails with each set of them (`{1 / 0}`) is an error here, arithmetic that
+    fails with one only waits for the machine's figures."""
+    names = tuple(names)
+    try:
+        expand(value, dict.fromkeys(names, STAND_INS[0]))
+    except FigureError as first:
+        try:
+            expand(value, dict.fromkeys(names, STAND_INS[1]))
+        except FigureError:
+            raise first from None
 
 
 def resolve(settings: Mapping[str, str], names: Mapping[str, float]) -> dict[str, str]:
-    return {k: expand(v, names) for k, v in settings.items()}
+    """`settings` with their expressions' values; a FigureError names the setting."""
+    out = {}
+    for name, value in settings.items():
+        try:
+            out[name] = expand(value, names)
+        except FigureError as e:
+            raise FigureError(f"{name}: {e}") from None
+    return out

@@ -1,6 +1,7 @@
 """The steps of a lab: each one read from lab.toml through the field table
 (step_fields.py), merged with the step it derives from (its `from`, or the step
-before it), expanded into client sweeps, and labelled with what it changes."""
+before it), expanded into client sweeps, its probe's arguments checked against
+what the probe takes, and labelled with what it changes."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import probes
+from ..errors import LabError
 from ..words import plural
 from .spec import Metric, MetricSource, Phase, Reported, RunDefaults, Step
 from .step_fields import Reading, changes_of, field_values
@@ -73,6 +75,13 @@ def _step(t: Table, r: Reading, name: str, sweep_clients: Any) -> Step:
         values["clients"] = sweep_clients
         title = f"{title}, {plural(sweep_clients, 'client')}"
     probe = probes.get(values["probe"]) if values["probe"] else None
+    if probe is not None:
+        try:
+            values["probe_args"] = probes.read_args(values["probe"], probe, values["probe_args"])
+        except LabError as e:
+            raise t.fail("probe_args", str(e)) from None
+    elif values["probe_args"]:
+        raise t.fail("probe_args", "goes with a probe (field 'probe'), and this step has none")
     step = Step(
         name=name if sweep_clients is None else f"{name}-c{sweep_clients}",
         title=title,

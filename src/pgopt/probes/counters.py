@@ -14,7 +14,7 @@ from typing import Any
 import psycopg
 import redis
 
-from .base import Probe, ProbeContext, always_available
+from .base import Arg, Probe, ProbeContext, always_available
 
 DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
 KEY = "pgopt:counter"
@@ -58,7 +58,7 @@ def redis_incr(ctx: ProbeContext) -> float:
 
 def redis_incr_pipelined(ctx: ProbeContext) -> float:
     """`batch` INCRs per round trip (a pipeline, no transaction)."""
-    batch = int(ctx.args.get("batch", 1000))
+    batch = ctx.integer("batch")
     client = redis.Redis.from_url(redis_url(ctx))
 
     def one_round() -> None:
@@ -77,9 +77,7 @@ def redis_incr_pipelined(ctx: ProbeContext) -> float:
 
 def _sequence_oid(conn: psycopg.Connection[Any], ctx: ProbeContext) -> int:
     """The sequence named in probe_args, resolved once (not per call)."""
-    row = conn.execute(
-        "select %s::regclass::oid", [str(ctx.args.get("sequence", "seq"))]
-    ).fetchone()
+    row = conn.execute("select %s::regclass::oid", [ctx.text("sequence")]).fetchone()
     assert row is not None
     return int(row[0])
 
@@ -97,7 +95,7 @@ def nextval(ctx: ProbeContext) -> float:
 
 def nextval_batch(ctx: ProbeContext) -> float:
     """`batch` values per call: `select nextval(oid) from generate_series(1, batch)`."""
-    batch = int(ctx.args.get("batch", 1000))
+    batch = ctx.integer("batch")
     with ctx.target.connect() as conn:
         cur = conn.cursor()
         args = (_sequence_oid(conn, ctx), batch)
@@ -107,9 +105,13 @@ def nextval_batch(ctx: ProbeContext) -> float:
         )
 
 
+BATCH = Arg(int, 1000, minimum=1)  # values a round trip
+SEQUENCE = Arg(str)  # the sequence's name, as nextval() takes it
 PROBES = {
     "redis_incr": Probe(redis_incr, redis_unavailable),
-    "redis_incr_pipelined": Probe(redis_incr_pipelined, redis_unavailable),
-    "nextval": Probe(nextval, always_available),
-    "nextval_batch": Probe(nextval_batch, always_available),
+    "redis_incr_pipelined": Probe(redis_incr_pipelined, redis_unavailable, args={"batch": BATCH}),
+    "nextval": Probe(nextval, always_available, args={"sequence": SEQUENCE}),
+    "nextval_batch": Probe(
+        nextval_batch, always_available, args={"sequence": SEQUENCE, "batch": BATCH}
+    ),
 }

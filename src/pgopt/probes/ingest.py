@@ -20,7 +20,7 @@ from typing import Any
 import psycopg
 
 from ..servers.base import BENCH_APPLICATION
-from .base import Probe, ProbeContext, always_available
+from .base import Arg, Probe, ProbeContext, always_available
 
 TABLE = "login_ingest"
 COLUMNS = "(seq, userid, login_time, ip)"
@@ -40,7 +40,7 @@ def login_row(n: int) -> Row:
 def _ingest(ctx: ProbeContext, write: Batch) -> float:
     """Write batches of rows with `write`, one commit each, until the run's duration
     passes; return rows per second."""
-    per_batch = int(ctx.args.get("rows_per_commit", 1000))
+    per_batch = ctx.integer("rows_per_commit")
     with ctx.target.connect(autocommit=False) as conn:
         # named as pgbench's sessions are, so the wait sampler watches this one
         conn.execute("select set_config('application_name', %s, false)", [BENCH_APPLICATION])
@@ -90,8 +90,11 @@ def copy_rows(ctx: ProbeContext) -> float:
     return _ingest(ctx, _copy)
 
 
+ROWS_PER_COMMIT = Arg(int, 1000, minimum=1)
+# a statement's parameters are counted in 16 bits (the protocol's Bind): 4 a row
+MULTIROW = Arg(int, 1000, minimum=1, maximum=65535 // 4)
 PROBES = {
-    "insert_rows": Probe(insert_rows, always_available),
-    "insert_multirow": Probe(insert_multirow, always_available),
-    "copy_rows": Probe(copy_rows, always_available),
+    "insert_rows": Probe(insert_rows, always_available, args={"rows_per_commit": ROWS_PER_COMMIT}),
+    "insert_multirow": Probe(insert_multirow, always_available, args={"rows_per_commit": MULTIROW}),
+    "copy_rows": Probe(copy_rows, always_available, args={"rows_per_commit": ROWS_PER_COMMIT}),
 }

@@ -32,7 +32,7 @@ from typing import Any
 import psycopg
 
 from ..servers.base import BENCH_APPLICATION, Target
-from .base import Probe, ProbeContext, always_available
+from .base import Arg, Probe, ProbeContext, always_available
 
 CONFLICT_WITH_RECOVERY = "40001"  # a query cancelled, or a session ended, by the standby
 VISIBLE_WITHIN_S = 5.0  # a write not on the standby by then is reported, not waited for
@@ -127,9 +127,9 @@ def _conflicts(standby: Target) -> int:
 def standby_queries(ctx: ProbeContext) -> float:
     """Snapshot-holding reads on the standby while the primary updates and VACUUMs
     what they read; completed transactions per second."""
-    hold_s = float(ctx.args.get("hold_ms", 200)) / 1000
-    rows = int(ctx.args.get("rows", 10_000))
-    pause_s = float(ctx.args.get("churn_pause_ms", 500)) / 1000
+    hold_s = ctx.number("hold_ms") / 1000
+    rows = ctx.integer("rows")
+    pause_s = ctx.number("churn_pause_ms") / 1000
     total = f"select sum(v) from {CHURN_TABLE}"
     standby_target = ctx.standbys[0]
     conflicts_before = _conflicts(standby_target)
@@ -185,5 +185,10 @@ PROBES = {
         always_available,
         needs_standby=True,
         headline=("standby transactions cancelled, %",),
+        args={
+            "hold_ms": Arg(float, 200, minimum=0),  # a snapshot held between two reads
+            "rows": Arg(int, 10_000, minimum=1),  # the churn rows updated a loop
+            "churn_pause_ms": Arg(float, 500, minimum=0),  # the churn's pause a loop
+        },
     ),
 }

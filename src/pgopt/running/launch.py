@@ -14,6 +14,7 @@ from rich.markup import escape
 
 from ..binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, find_binaries
 from ..consoles import err, out, say_written
+from ..engine.context import check_figures
 from ..engine.estimate import estimate
 from ..engine.plan import plan_steps
 from ..errors import UsageError
@@ -89,6 +90,7 @@ def run_lab(
         latencies=options.latencies,
         standby_dsns=options.standby_dsns,
     )
+    check_figures(item, params)  # a divisor of 0 on this machine: before any server starts
     display = ConsoleDisplay(err, item.name)
     if options.dry_run:
         _print_plan(item, params, options, data_bytes, pair)

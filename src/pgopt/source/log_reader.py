@@ -27,6 +27,7 @@ import io
 import itertools
 import json
 import re
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -132,19 +133,26 @@ def _values(detail: str) -> dict[int, str | None]:
 
 
 def _csv_entries(lines: Iterable[str]) -> Iterator[_Entry]:
-    for position, row in enumerate(csv.reader(lines)):
-        if len(row) < CSV_FIELDS:
-            raise LogError(f"a csvlog line has {len(row)} fields, not {CSV_FIELDS} or more")
-        yield _Entry(
-            row[CSV_SESSION],
-            row[CSV_SEVERITY],
-            row[CSV_MESSAGE],
-            row[CSV_DETAIL],
-            row[CSV_APPLICATION],
-            position,
-            _seconds(row[0]),
-            row[CSV_DATABASE],
-        )
+    """Each csvlog line's entry; a field of any size (csv's own limit, 128 KiB by
+    default, is lifted: a bulk INSERT's statement is longer)."""
+    csv.field_size_limit(sys.maxsize)  # the module's one setting, raised for every reader
+    rows = csv.reader(lines)
+    try:
+        for position, row in enumerate(rows):
+            if len(row) < CSV_FIELDS:
+                raise LogError(f"a csvlog line has {len(row)} fields, not {CSV_FIELDS} or more")
+            yield _Entry(
+                row[CSV_SESSION],
+                row[CSV_SEVERITY],
+                row[CSV_MESSAGE],
+                row[CSV_DETAIL],
+                row[CSV_APPLICATION],
+                position,
+                _seconds(row[0]),
+                row[CSV_DATABASE],
+            )
+    except csv.Error as e:
+        raise LogError(f"csvlog line {rows.line_num} cannot be read as CSV: {e}") from None
 
 
 def _json_entries(lines: Iterable[str]) -> Iterator[_Entry]:
@@ -155,6 +163,8 @@ def _json_entries(lines: Iterable[str]) -> Iterator[_Entry]:
             record = json.loads(line)
         except json.JSONDecodeError as e:
             raise LogError(f"jsonlog line {number} is not JSON: {e.msg}") from None
+        except ValueError as e:  # a number past int's 4300 digits
+            raise LogError(f"jsonlog line {number} is not a PostgreSQL jsonlog: {e}") from None
         if not isinstance(record, dict) or "message" not in record:
             raise LogError(f"jsonlog line {number} has no 'message': not a PostgreSQL jsonlog")
         yield _Entry(
@@ -215,7 +225,8 @@ def prefix_pattern(prefix: str) -> re.Pattern[str]:
 
 def _stderr_entries(lines: Iterable[str], prefix: str | None) -> Iterator[_Entry]:
     """Each entry once the next line of its session has come (its DETAIL, if any,
-    comes before that), so only one entry a session is held."""
+    comes before that), so only one entry a session is held; a multi-line
+    statement's lines are kept apart and joined once (a bulk INSERT has thousands)."""
     if prefix is None:
         raise LogError("the log is not csvlog or jsonlog, and its log_line_prefix is not known")
     if "%c" not in prefix and "%p" not in prefix:
@@ -225,12 +236,12 @@ def _stderr_entries(lines: Iterable[str], prefix: str | None) -> Iterator[_Entry
         )
     pattern = prefix_pattern(prefix)
     pending: dict[str, dict[str, Any]] = {}  # session -> its last entry, not yet given
-    last: dict[str, Any] | None = None
+    going_on: list[str] | None = None  # the lines a line that begins with a tab continues
     seen = 0
     for raw in lines:
         line = raw.rstrip("\r\n")
-        if line.startswith("\t") and last is not None:
-            last["message"] += "\n" + line[1:]
+        if line.startswith("\t") and going_on is not None:
+            going_on.append(line[1:])
             continue
         match = pattern.match(line)
         if match is None:
@@ -239,15 +250,16 @@ def _stderr_entries(lines: Iterable[str], prefix: str | None) -> Iterator[_Entry
         groups = match.groupdict()
         session = groups.get("c") or groups.get("p") or ""
         if match.group("severity") == "DETAIL" and session in pending:
-            pending[session]["detail"] = match.group("message")
+            going_on = pending[session]["detail"] = [match.group("message")]
             continue
         if session in pending:
-            yield _Entry(**pending.pop(session))
-        last = pending[session] = {
+            yield _joined(pending.pop(session))
+        going_on = [match.group("message")]
+        pending[session] = {
             "session": session,
             "severity": match.group("severity"),
-            "message": match.group("message"),
-            "detail": "",
+            "message": going_on,
+            "detail": [],
             "application": groups.get("a") or "",
             "position": seen,
             "at": _seconds(groups.get("m") or groups.get("n") or ""),
@@ -259,7 +271,13 @@ def _stderr_entries(lines: Iterable[str], prefix: str | None) -> Iterator[_Entry
             "another format, or written with another prefix"
         )
     for entry in pending.values():
-        yield _Entry(**entry)
+        yield _joined(entry)
+
+
+def _joined(fields: dict[str, Any]) -> _Entry:
+    """An entry of its lines, message and detail each joined once."""
+    lines = {"message": "\n".join(fields["message"]), "detail": "\n".join(fields["detail"])}
+    return _Entry(**{**fields, **lines})
 
 
 def _seconds(text: str) -> float | None:

@@ -159,8 +159,8 @@ def derive(profile: Profile, inputs: Inputs) -> tuple[Derived, ...]:
         try:
             value = expand(rule.value, names, decimals=2)
             reason = expand(rule.reason, names, decimals=2)
-        except ZeroDivisionError:
-            raise LabError(f"{where}: divides by zero for these inputs") from None
+        except LabError as e:  # a FigureError: it divides by zero for these inputs
+            raise LabError(f"{where}: {e}") from None
         out.append(Derived(rule.name, value, reason))
     return tuple(out)
 
@@ -168,7 +168,5 @@ def derive(profile: Profile, inputs: Inputs) -> tuple[Derived, ...]:
 def _evaluate(expression: str, names: dict[str, float], where: str) -> float:
     try:
         return evaluate(expression, names)
-    except ZeroDivisionError:
-        raise LabError(f"{where}: divides by zero for these inputs") from None
     except LabError as e:
         raise LabError(f"{where}: {e}") from None
