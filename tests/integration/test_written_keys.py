@@ -10,7 +10,14 @@ import pytest
 
 from pgopt.servers import read_only
 from pgopt.servers.embedded import EmbeddedTarget
-from pgopt.source.written import MAX_PAGES, MIN_KEYS, pages_on_disk, watch_xid, written_keys
+from pgopt.source.written import (
+    MAX_PAGES,
+    MIN_KEYS,
+    KeysUnread,
+    pages_on_disk,
+    watch_xid,
+    written_keys,
+)
 
 from .conftest import LOCAL_DSN, local_server_answers, new_database
 
@@ -65,9 +72,18 @@ def test_the_rows_written_since_the_start_give_their_keys_and_no_others(
         with psycopg.connect(dsn, autocommit=True) as clients:
             clients.execute(f"update t set v = 5 where id <= {MIN_KEYS - 1}")
         assert written_keys(source, "public", "t", ["id"], later, pages=90.0) == {}
-        # a view has no xmin: none, and the session goes on
-        assert written_keys(source, "public", "w", ["id"], since, pages=0.0) == {}
+        # a view has no xmin: not read, and why, and the session goes on
+        with pytest.raises(KeysUnread, match="xmin"):
+            written_keys(source, "public", "w", ["id"], since, pages=0.0)
         assert written_keys(source, "public", "t", ["id"], since, pages=90.0) != {}
+        # a read that runs into the session's statement timeout is said, not taken for
+        # "no keys"; a table whose size cannot be read is not read (not read whole)
+        source.execute("set statement_timeout = 1")
+        with pytest.raises(KeysUnread, match="statement timeout"):
+            written_keys(source, "public", "t", ["id"], since, pages=90.0)
+        source.execute("reset statement_timeout")
+        with pytest.raises(KeysUnread, match="size on disk cannot be read"):
+            written_keys(source, "public", "gone", ["id"], since, pages=0.0)
 
 
 @pytest.mark.xdist_group("pg15")

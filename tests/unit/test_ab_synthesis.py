@@ -443,3 +443,10 @@ def test_updates_and_deletes_find_their_rows_by_the_keys_written_during_the_watc
     before = synthesize(chosen, CATALOG, pools)
     assert all(b.values_from_data for b in before.blocks)
     assert "rows written" not in before.workload.values_from
+    # a table whose written keys could not be read: said where the values come from
+    unread = synthesize(chosen, CATALOG, pools, unread={"public.orders": "statement timeout"})
+    assert all(b.values_from_data for b in unread.blocks)
+    assert (
+        "the keys written to public.orders during the watch were not read (statement "
+        "timeout): its UPDATEs and DELETEs draw theirs from the statistics"
+    ) in unread.workload.values_from

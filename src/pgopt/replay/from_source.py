@@ -33,8 +33,8 @@ from ..source.reader import (
 from ..source.seen import SeenValues, seen_values
 from ..source.taken_log import TakenLog, take_log
 from ..source.watch import how_clients_ran
-from ..source.written import written_keys
-from ..sqltree import tables_read
+from ..source.written import KeysUnread, written_keys
+from ..sqltree import qualified, tables_read
 from .param_binding import ColumnUse
 from .parameters import needed_columns, written_wanted
 from .selection import Selection, select
@@ -141,11 +141,13 @@ def _synthesize(
             selection = select(statements, catalog, cover, captured, whole)
             catalog = with_largest(conn, catalog, _new_keys(selection, catalog))
             pools = _pools(conn, selection, catalog)
-            written = _written(conn, selection, catalog, since_xid) if since_xid else {}
+            written, unread = (
+                _written(conn, selection, catalog, since_xid) if since_xid else ({}, {})
+            )
     except psycopg.Error as e:
         raise UsageError(f"cannot read {where}: {first_line(e)}") from e
     return synthesize(
-        selection, catalog, pools, workload, tuple(statements), capture, seen, written
+        selection, catalog, pools, workload, tuple(statements), capture, seen, written, unread
     )
 
 
@@ -175,20 +177,26 @@ def _new_keys(selection: Selection, catalog: Catalog) -> Iterator[tuple[str, str
 
 def _written(
     conn: psycopg.Connection[Any], selection: Selection, catalog: Catalog, since_xid: str
-) -> dict[tuple[str, str, str], Pool]:
+) -> tuple[dict[tuple[str, str, str], Pool], dict[str, str]]:
     """The keys of the rows written during the watch, for each column an UPDATE or a
-    DELETE finds its rows by, where enough were written (source/written.py)."""
+    DELETE finds its rows by, where enough were written (source/written.py); and the
+    tables whose keys could not be read, with why."""
     by_table: dict[tuple[str, str], list[str]] = {}
     for schema, table, column in sorted(written_wanted(selection, catalog)):
         by_table.setdefault((schema, table), []).append(column)
-    pools = {}
+    pools, unread = {}, {}
     for (schema, table), columns in by_table.items():
         pages = catalog.sizes.get((schema, table), (0.0, 0.0))[1]
-        for column, keys in written_keys(conn, schema, table, columns, since_xid, pages).items():
+        try:
+            found = written_keys(conn, schema, table, columns, since_xid, pages)
+        except KeysUnread as e:
+            unread[qualified(schema, table)] = str(e)
+            continue
+        for column, keys in found.items():
             type_name = catalog.tables[(schema, table)][column].type
             pool = pool_from_values(list(keys.values), type_name)
             pools[(schema, table, column)] = replace(pool, origin=keys.origin)
-    return pools
+    return pools, unread
 
 
 def _pools(

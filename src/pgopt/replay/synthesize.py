@@ -64,13 +64,15 @@ def synthesize(
     capture: Capture | None = None,
     seen: SeenValues | None = None,
     written: dict[tuple[str, str, str], Pool] | None = None,
+    unread: dict[str, str] | None = None,
 ) -> Synthesis:
     """The candidates whose parameters all have values, as blocks, then scripts.
     `everything`: the source's statements (ranges are sized from their neighbours');
     `capture`: a log capture, whose values are drawn and whose transactions are run
     as it shows them (captured_scripts.py); else `seen`: the values a watch saw its
     clients send, drawn for the statements it saw often enough; `written`: the keys of
-    the rows written during the watch, which UPDATEs and DELETEs draw theirs from."""
+    the rows written during the watch, which UPDATEs and DELETEs draw theirs from;
+    `unread`: the tables whose written keys could not be read, and why."""
     kept: list[tuple[str, Candidate]] = []
     skipped = list(selection.skipped)
     called = capture.values if capture else seen.values if seen else {}
@@ -174,6 +176,11 @@ def synthesize(
             values_from += (
                 "; the keys by which UPDATEs and DELETEs find their rows, from the rows "
                 "written during the watch (source/written.py)"
+            )
+        for table, why in (unread or {}).items():
+            values_from += (
+                f"; the keys written to {table} during the watch were not read ({why}): "
+                "its UPDATEs and DELETEs draw theirs from the statistics"
             )
         workload = replace(workload, values_from=values_from)
     return Synthesis(

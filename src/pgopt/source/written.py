@@ -14,8 +14,12 @@ sysbench's DELETE inserts its key again). What this does not tell:
 - the keys the clients read, which may be others.
 
 A table over MAX_PAGES pages is read in a sample of its pages (TABLESAMPLE SYSTEM),
-so the read stays one scan of about MAX_PAGES pages on a production server.
-Rows frozen since (xmin shown as FrozenTransactionId) are older than any watch.
+so the read stays one scan of about MAX_PAGES pages on a production server; a table
+whose size cannot be read is not read at all. Rows frozen since (xmin shown as
+FrozenTransactionId) are older than any watch. Where a table's keys cannot be read
+(a view or a foreign table has no xmin, the role may not read it, the read ran into
+the session's statement or lock timeout), `KeysUnread` says why, and the workload's
+README says it beside the keys drawn from the statistics instead.
 """
 
 from __future__ import annotations
@@ -27,12 +31,17 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from ..errors import first_line
 from ..queries import load
 from ..servers.read_only import dict_rows
 
 MIN_KEYS = 20  # fewer rows written during the watch pin the replay to a few keys
 MAX_KEYS = 20_000  # keys read of one column, at most: a random sample of them
 MAX_PAGES = 12_800  # 100 MB of 8-kB pages: a larger table is read in a sample of them
+
+
+class KeysUnread(Exception):
+    """Why a table's written keys were not read (its size, or the read itself)."""
 
 
 @dataclass(frozen=True)
@@ -71,8 +80,8 @@ def written_keys(
     since the transaction counter was `since_xid`, in one scan of the table (`pages`
     pages by the planner's figure, or its size on disk where that is more: a figure
     not yet analyzed, a partitioned table's); a column with fewer than MIN_KEYS left
-    out, and none where the table cannot be read so (a view, a foreign table, no
-    privilege)."""
+    out; KeysUnread where the table cannot be read so (a view, a foreign table, no
+    privilege, a timeout), or its size cannot be read."""
     pages = max(pages, pages_on_disk(conn, schema, table))
     share = min(1.0, MAX_PAGES / pages) if pages > 0 else 1.0
     source = sql.SQL("{}.{}").format(sql.Identifier(schema), sql.Identifier(table))
@@ -94,8 +103,8 @@ def written_keys(
     try:
         with conn.cursor() as cur:
             rows = cur.execute(query).fetchall()
-    except psycopg.Error:
-        return {}
+    except psycopg.Error as e:
+        raise KeysUnread(first_line(e)) from e
     out = {}
     for i, column in enumerate(columns):
         values = tuple(str(r[i]) for r in rows if r[i] is not None)
@@ -105,7 +114,8 @@ def written_keys(
 
 
 def pages_on_disk(conn: psycopg.Connection[Any], schema: str, table: str) -> float:
-    """The table's pages on disk, its partitions' with it (0 where it cannot tell)."""
+    """The table's pages on disk, its partitions' with it; KeysUnread where it cannot
+    tell (the table is then not read: a whole scan of it is what the sample avoids)."""
     query = (
         "select greatest(pg_relation_size(r), (select coalesce(sum(pg_relation_size(relid)), "
         "0) from pg_partition_tree(r)))::float8 / current_setting('block_size')::int as pages "
@@ -113,5 +123,5 @@ def pages_on_disk(conn: psycopg.Connection[Any], schema: str, table: str) -> flo
     )
     try:
         return float(dict_rows(conn, query, (schema, table))[0]["pages"])
-    except psycopg.Error:
-        return 0.0
+    except psycopg.Error as e:
+        raise KeysUnread(f"its size on disk cannot be read: {first_line(e)}") from e
