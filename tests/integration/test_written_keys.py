@@ -114,3 +114,12 @@ def test_postgresql_15_gives_the_keys_written_to_a_partitioned_table() -> None:
     finally:
         with psycopg.connect(LOCAL_DSN, autocommit=True) as admin:
             admin.execute(f"drop database if exists {name} with (force)")
+
+
+def test_a_read_only_session_keeps_the_users_own_options(server: EmbeddedTarget) -> None:
+    """The one door to a user's server (servers/read_only.py) keeps the DSN's `options`
+    and adds pgopt's after them."""
+    dsn = new_database(server, "options") + "?options=-c%20search_path%3Dapp%2Cpublic"
+    with read_only.connect(dsn, "advise") as conn:
+        assert conn.execute("show search_path").fetchone() == ("app,public",)
+        assert conn.execute("show default_transaction_read_only").fetchone() == ("on",)

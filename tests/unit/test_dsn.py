@@ -78,3 +78,32 @@ def test_a_client_program_gets_the_password_in_its_environment() -> None:
     assert "sslmode=disable" in conninfo
     assert env["PGPASSWORD"] == "pa55word"
     assert not any(k.startswith("PG") and k != "PGPASSWORD" for k in env)
+
+
+def test_the_users_options_are_kept_and_pgopts_added_after_them() -> None:
+    """A user's `-c search_path=app` stays; pgopt's read-only options come after it (of
+    two -c of one setting, the later holds: a DSN cannot lift read-only)."""
+    from pgopt.servers.read_only import READ_ONLY, session_params, with_options
+
+    dsn = "host=db dbname=prod options='-c search_path=app -c default_transaction_read_only=off'"
+    options = session_params(dsn, "advise")["options"]
+    assert options.startswith("-c search_path=app -c default_transaction_read_only=off ")
+    assert options.rindex("default_transaction_read_only=on") > options.index("=off")
+    assert with_options({"host": "db"}, READ_ONLY) == {"host": "db", "options": READ_ONLY}
+
+
+def test_the_wait_sampler_keeps_the_users_options() -> None:
+    from typing import Any
+
+    from pgopt.observe.sampler import Scope, WaitSampler
+
+    class Server:
+        def conninfo(self, dbname: str | None = None) -> dict[str, Any]:
+            return {"host": "db", "options": "-c search_path=app"}
+
+        def backend_cpu_s(self, pid: int) -> float | None:
+            return None
+
+    sampler = WaitSampler(Server(), scope=Scope(("prod",), ()), read_only=True)
+    options = sampler.session_params()["options"]
+    assert options == "-c search_path=app -c default_transaction_read_only=on"

@@ -135,11 +135,15 @@ class WaitSampler:
         if phase is not None:
             self.phase_counts.setdefault(phase, Counter())[bucket] += backends
 
+    def session_params(self) -> dict[str, Any]:
+        """The sampler's session: the target's (a user's own options kept), its own name,
+        read-only where asked."""
+        params = {**self.target.conninfo(), "application_name": SAMPLER_APPLICATION}
+        return read_only.with_options(params, read_only.READ_ONLY) if self.read_only else params
+
     def _loop(self) -> None:
         cpu_started = time.thread_time()
-        params = {**self.target.conninfo(), "application_name": SAMPLER_APPLICATION}
-        if self.read_only:
-            params = read_only.with_options(params, read_only.READ_ONLY)
+        params = self.session_params()
         args = {
             "databases": list(self.scope.databases),
             "applications": list(self.scope.applications),
