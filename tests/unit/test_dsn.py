@@ -107,3 +107,14 @@ def test_the_wait_sampler_keeps_the_users_options() -> None:
     sampler = WaitSampler(Server(), scope=Scope(("prod",), ()), read_only=True)
     options = sampler.session_params()["options"]
     assert options == "-c search_path=app -c default_transaction_read_only=on"
+
+
+def test_a_redis_urls_password_is_kept_out_of_what_a_probe_says() -> None:
+    from pgopt.cli.connection import read_url
+    from pgopt.probes.counters import redis_unavailable
+
+    url = "redis://:R3dis-pw@127.0.0.1:1/0"
+    read_url(None, None, url)  # type: ignore[arg-type]  # as the option's callback is called
+    reason = redis_unavailable(type("Ctx", (), {"redis_url": url})())
+    assert reason is not None and "R3dis-pw" not in redactor(reason)
+    assert "R3dis-pw" not in reason

@@ -1,6 +1,7 @@
 """The connection-string options (`--dsn`, `--source-dsn`, `--standby-dsn`): each
 value read by libpq's parser as the command line is read, before anything else, so
-its password is kept out of every line pgopt prints from the first (servers/dsn.py)."""
+its password is kept out of every line pgopt prints from the first (servers/dsn.py);
+and another service's URL (`--redis`), its password kept out likewise."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ from typing import Any
 
 import click
 
-from ..servers.dsn import accept
+from ..redact import redactor
+from ..servers.dsn import accept, secrets_in
 
 
 def read_dsn(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
@@ -20,4 +22,12 @@ def read_dsn(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
     return value
 
 
+def read_url(ctx: click.Context, param: click.Parameter, value: Any) -> Any:
+    """A service's URL (redis://user:password@host): its password registered."""
+    for secret in secrets_in(str(value)) if value else ():
+        redactor.add(secret)
+    return value
+
+
 DSN: dict[str, Any] = {"callback": read_dsn, "metavar": "DSN"}
+URL: dict[str, Any] = {"callback": read_url, "metavar": "URL"}

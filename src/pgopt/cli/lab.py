@@ -16,7 +16,7 @@ from ..running.launch import run_lab
 from ..running.options import RunOptions
 from .across import across_options
 from .app import print_error
-from .connection import DSN
+from .connection import DSN, URL
 from .running import run_options
 
 
@@ -41,7 +41,9 @@ def lab_list() -> None:
 @click.option("--scale", type=float, help="Dataset size factor (the lab says what 1 means).")
 @click.option("--steps", help="Comma-separated steps to run (the baseline always runs).")
 @click.option("--ram", help="Memory the lab's settings formulas assume (e.g. 8GB).")
-@click.option("--redis", "redis_url", help="Redis for labs that compare with it (redis://...).")
+@click.option(
+    "--redis", "redis_url", **URL, help="Redis for labs that compare with it (redis://...)."
+)
 @click.option(
     "--standby-dsn",
     "standby_dsns",

@@ -14,6 +14,7 @@ from typing import Any
 import psycopg
 import redis
 
+from ..redact import redact_dsn
 from .base import Arg, Probe, ProbeContext, always_available
 
 DEFAULT_REDIS = "redis://127.0.0.1:6379/0"
@@ -30,7 +31,7 @@ def redis_unavailable(ctx: ProbeContext) -> str | None:
         client.ping()
         client.close()
     except (redis.RedisError, OSError, ValueError) as e:
-        return f"no Redis at {redis_url(ctx)} ({type(e).__name__}); pass --redis URL"
+        return f"no Redis at {redact_dsn(redis_url(ctx))} ({type(e).__name__}); pass --redis URL"
     return None
 
 
