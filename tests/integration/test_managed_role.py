@@ -275,17 +275,21 @@ settings = { bgwriter_delay = "60ms" }
 """
 
 
+def user_lab(folder: Path) -> Path:
+    folder.mkdir()
+    (folder / "lab.toml").write_text(USER_LAB)
+    (folder / "setup.sql").write_text("create table t (id bigint);\n")
+    (folder / "bench.sql").write_text("insert into t values (1);\n")
+    return folder
+
+
 def test_with_createdb_session_settings_run_and_server_wide_ones_are_left_out(
     managed: Managed, createdb: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """pgopt_lab is the role's: a session setting is set on it, a server-wide one needs
     ALTER SYSTEM, which the role may not run: its step is skipped, and tune --measure
     leaves such settings out of the profiles, each time with what would allow it."""
-    lab = tmp_path / "lab"
-    lab.mkdir()
-    (lab / "lab.toml").write_text(USER_LAB)
-    (lab / "setup.sql").write_text("create table t (id bigint);\n")
-    (lab / "bench.sql").write_text("insert into t values (1);\n")
+    lab = user_lab(tmp_path / "lab")
     args = ["lab", "run", str(lab), "--dsn", managed.dsn, "--allow-settings", *SHORT]
     code, _, err = run(capsys, managed.password, *args, "--out", str(tmp_path / "lab-run"))
     assert code == 0
@@ -308,6 +312,39 @@ def test_with_createdb_session_settings_run_and_server_wide_ones_are_left_out(
     assert all("server-wide (ALTER SYSTEM)" in line for line in left_out)
     assert "max_wal_size" in left_out[0]
     assert lab_databases(managed) == []
+
+
+GRANTS = (
+    "grant alter system on parameter bgwriter_delay to monitor",
+    "grant execute on function pg_reload_conf() to monitor",
+    "grant execute on function pg_show_all_file_settings() to monitor",
+)
+
+
+def test_granted_alter_system_on_a_setting_the_role_sets_it_and_puts_it_back(
+    managed: Managed, createdb: None, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """PostgreSQL 15's grants, what the skip above asked for: the step runs, and its
+    setting is put back as postgresql.auto.conf had it (none)."""
+    with psycopg.connect(managed.admin, autocommit=True) as conn:
+        for grant in GRANTS:
+            conn.execute(grant)
+    try:
+        lab = user_lab(tmp_path / "lab")
+        args = ["lab", "run", str(lab), "--dsn", managed.dsn, "--allow-settings", *SHORT]
+        code, _, err = run(capsys, managed.password, *args, "--out", str(tmp_path / "run"))
+        assert code == 0, err
+        result = load_document(tmp_path / "run")
+        assert result["skipped"] == []
+        assert [s["name"] for s in result["steps"]] == ["baseline", "async", "bgwriter"]
+    finally:
+        with psycopg.connect(managed.admin, autocommit=True) as conn:
+            for grant in GRANTS:
+                conn.execute(grant.replace("grant ", "revoke ").replace(" to ", " from "))
+            left = conn.execute(
+                "select name from pg_file_settings where sourcefile like '%auto.conf'"
+            ).fetchall()
+    assert left == []
 
 
 def test_a_lab_database_another_role_left_is_one_line(

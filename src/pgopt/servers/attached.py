@@ -225,8 +225,8 @@ class AttachedTarget(Target):
                     raise SettingsError(
                         f"setting {change.name} = {change.value!r}: {str(e).strip()}"
                     ) from e
-        if system:
-            reload_and_wait(self)
+        if system:  # in the database of --dsn, where its role's rights were read
+            reload_and_wait(self, self.admin_database)
 
     @staticmethod
     def _database_setting(change: SettingChange) -> sql.Composed:
