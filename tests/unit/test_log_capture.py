@@ -62,6 +62,22 @@ def test_a_servers_log_is_read_for_one_database_where_it_names_each_lines() -> N
     assert len(read_log(text, "%m [%p] ", database="shop")) == 1
 
 
+def test_rds_default_stderr_prefix_is_read_by_session_and_database() -> None:
+    """RDS for PostgreSQL writes its stderr log with `%t:%r:%u@%d:[%p]:` (its
+    documented default; docs/managed.md): sessions by %p, the database by %d, no
+    time to the millisecond (so no application time inside a transaction)."""
+    prefix = "%t:%r:%u@%d:[%p]:"
+    text = (
+        "2026-01-05 10:00:00 UTC:10.0.1.7(51234):app@shop:[4242]:LOG:  duration: 0.120 ms"
+        "  execute <unnamed>: select * from orders where customer_id = $1\n"
+        "2026-01-05 10:00:00 UTC:10.0.1.7(51234):app@shop:[4242]:DETAIL:  Parameters: $1 = '12'\n"
+        "2026-01-05 10:00:01 UTC:[local]:app@stock:[4243]:LOG:  statement: select 1\n"
+    )
+    (statement,) = read_log(text, prefix, database="shop")
+    assert (statement.session, statement.values, statement.ms) == ("4242", {1: "12"}, 0.12)
+    assert statement.prepared and statement.at is None
+
+
 def test_a_stderr_prefix_reads_its_session_and_application() -> None:
     pattern = prefix_pattern("%t [%p]: [%l-1] user=%u,db=%d,app=%a %c ")
     line = (

@@ -31,7 +31,7 @@ from ..servers.embedded import default_workdir_base
 from ..source.settings import carried, read_settings
 from ..store import new_run_dir
 from .across_copy import check_dump_script, copy_binaries
-from .copying import copy_data
+from .copying import copy_data, why_not_physical
 from .data_size import CopySize, check_disk, read_tables
 from .lab import StepsOf, ab_lab
 from .replayed import as_the_source_ran, replay_spec, say_synthesis
@@ -73,7 +73,15 @@ def run_ab(ab: AbSpec, options: AbOptions, steps_of: StepsOf | None = None) -> L
         run = replace(run, margin=ab.margin)
     base = run.workdir or default_workdir_base()
     with tempfile.TemporaryDirectory(prefix="pgopt-ab-", dir=base) as folder:
-        replay, run_dir, copy, size = None, None, None, None
+        replay, run_dir, copy, size, binaries = None, None, None, None, None
+        if (ab.source_dsn or ab.dump) and not run.dry_run:
+            binaries = copy_binaries(run.sides, ab.source_dsn, ab.dump) or find_binaries(
+                run.pg_bin, need=CLIENT_PROGRAMS
+            )
+            # a physical copy that cannot be is refused before the source is watched
+            why = why_not_physical(ab, run, binaries) if ab.copy == "physical" else None
+            if why is not None:
+                raise UsageError(f"--copy physical: {why}")
         if ab.synthesize:
             assert ab.source_dsn is not None
             synthesis = options.synthesis or synthesize_from(
@@ -103,10 +111,7 @@ def run_ab(ab: AbSpec, options: AbOptions, steps_of: StepsOf | None = None) -> L
             if run.dry_run:
                 out.print(_copy_line(size, base, server_here=not run.dsn))
         target = None
-        if (ab.source_dsn or ab.dump) and not run.dry_run:
-            binaries = copy_binaries(run.sides, ab.source_dsn, ab.dump) or find_binaries(
-                run.pg_bin, need=CLIENT_PROGRAMS
-            )
+        if binaries is not None:
             copied = copy_data(ab, run, binaries, Path(folder), size)
             ab, copy, target = copied.ab, copied.copy, copied.target
             if ab.source_dsn and options.source_settings and not run.dsn:

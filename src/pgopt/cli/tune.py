@@ -132,6 +132,11 @@ def tune_cmd(**options: Any) -> None:
     )
     if not memory.fits:
         err.print(f"[tune] warning: {memory.describe()}", markup=False)
+    if options["fmt"] == "sql" and options["dsn"] and target.rights is not None:
+        why = target.rights.refused_alter_system(c.name for c in accepted)
+        if why:
+            note = f"[tune] note: the script is not for the role of --dsn: {why}"
+            err.print(note, markup=False, soft_wrap=True)
 
 
 PROBE_SECONDS = 8  # the disk probe as measured here: pg_test_fsync, then the reads

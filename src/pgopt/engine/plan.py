@@ -130,7 +130,11 @@ def skip_reason(
     """Why `step` cannot run on this server, or None; raises for settings that are errors
     on any server. `unavailable`: why a probe it needs cannot run (found at run time)."""
     reason = unsupported_reason(
-        settings, facts.contexts, owned=facts.owned, allow_settings=facts.allow_settings
+        settings,
+        facts.contexts,
+        owned=facts.owned,
+        allow_settings=facts.allow_settings,
+        rights=facts.rights,
     )
     reason = reason or unavailable
     major = facts.version_num // 10000

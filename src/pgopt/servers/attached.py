@@ -4,12 +4,15 @@ pgopt works only inside its own database `pgopt_lab`, created at the start and
 dropped at the end. Settings change only with `--allow-settings`: per-session
 ones on `pgopt_lab` alone (ALTER DATABASE), reloadable server-wide ones with
 ALTER SYSTEM, each restored to its previous postgresql.auto.conf value at the
-end. Settings that need a restart are refused.
+end. Settings that need a restart are refused, and so are those the role may not
+change (`setting_rights`: on a managed server, every server-wide one), before any
+run. The role needs CREATEDB; without it, one line says so.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from types import TracebackType
 from typing import Any
 
@@ -19,13 +22,30 @@ from psycopg import sql
 from ..binaries import PgBinaries
 from ..errors import SettingsError, TargetError, first_line
 from ..queries import load
+from ..sqltree import quote_ident
 from . import databases
 from .base import LAB_COMMENT, LAB_DATABASE, Target
 from .dsn import accept
 from .embedded import reload_and_wait
 from .facts import ServerFacts
 from .read_only import READ_ONLY, with_options
-from .settings import SESSION_CONTEXTS, SettingChange, refuse_for_attached
+from .settings import SESSION_CONTEXTS, SettingChange, SettingRights, refuse_for_attached
+
+
+def setting_rights(conn: psycopg.Connection[Any]) -> SettingRights:
+    """What the session's role may change on its server, as pgopt changes settings."""
+    row = conn.execute(load("setting_rights", conn.info.server_version)).fetchone()
+    assert row is not None
+    role, superuser, version_num, alter_system, set_granted, may_reload, may_read = row
+    return SettingRights(
+        str(role),
+        bool(superuser),
+        int(version_num),
+        frozenset(alter_system),
+        frozenset(set_granted),
+        bool(may_reload),
+        bool(may_read),
+    )
 
 
 class AttachedTarget(Target):
@@ -53,6 +73,7 @@ class AttachedTarget(Target):
         self._system_originals: dict[str, str | None] = {}
         self._created = False
         self._checkpoint_refused = False
+        self._rights: SettingRights | None = None
 
     def conninfo(self, dbname: str | None = None) -> dict[str, Any]:
         params = dict(self._params)
@@ -66,6 +87,7 @@ class AttachedTarget(Target):
             raise TargetError(f"cannot reach the server of --dsn: {e}") from None
         with admin:
             self._read_version(admin)
+            self._rights = setting_rights(admin)
             self._create_lab_database(admin)
         return self
 
@@ -109,16 +131,32 @@ class AttachedTarget(Target):
                     f"database {LAB_DATABASE} exists on this server and was not made by "
                     "pgopt; pgopt will not touch it"
                 )
-            self.say(f"dropping {LAB_DATABASE} left by an earlier pgopt run")
-            self._drop_lab_database(admin)
+            self._drop_left(admin, LAB_DATABASE)
         for name in databases.leftovers(admin):
-            self.say(f"dropping {name} left by an earlier pgopt run")
-            databases.drop(admin, name)
+            self._drop_left(admin, name)
         try:
             databases.create(admin)
+        except psycopg.errors.InsufficientPrivilege as e:
+            role = quote_ident(admin.info.user)
+            raise TargetError(
+                f"cannot create database {LAB_DATABASE} ({first_line(e)}): pgopt works in a "
+                f"database of its own, and role {role} has no CREATEDB (ALTER ROLE {role} "
+                "CREATEDB, as a role that may grant it)"
+            ) from e
         except psycopg.Error as e:
             raise TargetError(f"cannot create database {LAB_DATABASE}: {e}") from e
         self._created = True
+
+    def _drop_left(self, admin: psycopg.Connection[Any], name: str) -> None:
+        """Drop a database an earlier run left; one another role owns is said so."""
+        self.say(f"dropping {name} left by an earlier pgopt run")
+        try:
+            databases.drop(admin, name)
+        except psycopg.errors.InsufficientPrivilege as e:
+            raise TargetError(
+                f"database {name}, left by an earlier pgopt run, cannot be dropped as role "
+                f"{quote_ident(admin.info.user)} ({first_line(e)}): drop it as its owner"
+            ) from e
 
     def _drop_lab_database(self, admin: psycopg.Connection[Any]) -> None:
         databases.drop(admin)
@@ -147,10 +185,14 @@ class AttachedTarget(Target):
             with psycopg.connect(**params, autocommit=True, connect_timeout=10) as conn:
                 self._read_version(conn)
                 rows = conn.execute(load("setting_contexts")).fetchall()
+                self._rights = setting_rights(conn)
         except psycopg.Error as e:
             raise TargetError(f"cannot reach the server of --dsn: {first_line(e)}") from e
         self._contexts = {str(name): str(context) for name, context in rows}
         return self.facts()
+
+    def facts(self) -> ServerFacts:
+        return replace(super().facts(), rights=self._rights)
 
     def settle(self) -> None:
         """A CHECKPOINT before every timed run, only with --allow-settings (it makes the
@@ -172,19 +214,19 @@ class AttachedTarget(Target):
         system = [c for c in changes if c.context not in SESSION_CONTEXTS]
         with self.connect(self.admin_database) as admin:
             for change in changes:
-                if change.context in SESSION_CONTEXTS:
-                    stmt = self._database_setting(change)
-                else:
-                    self._remember_original(admin, change.name)
-                    stmt = self._system_setting(change.name, change.value)
                 try:
+                    if change.context in SESSION_CONTEXTS:
+                        stmt = self._database_setting(change)
+                    else:
+                        self._remember_original(admin, change.name)
+                        stmt = self._system_setting(change.name, change.value)
                     admin.execute(stmt)
                 except psycopg.Error as e:
                     raise SettingsError(
                         f"setting {change.name} = {change.value!r}: {str(e).strip()}"
                     ) from e
-        if system:
-            reload_and_wait(self)
+        if system:  # in the database of --dsn, where its role's rights were read
+            reload_and_wait(self, self.admin_database)
 
     @staticmethod
     def _database_setting(change: SettingChange) -> sql.Composed:

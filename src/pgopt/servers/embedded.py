@@ -351,14 +351,15 @@ class EmbeddedTarget(Target):
             reload_and_wait(self)
 
 
-def reload_and_wait(target: Target, timeout: float = 10.0) -> None:
-    """pg_reload_conf() is asynchronous: wait until new sessions see the new file."""
-    with target.connect() as conn:
+def reload_and_wait(target: Target, dbname: str | None = None, timeout: float = 10.0) -> None:
+    """pg_reload_conf() is asynchronous: wait until new sessions see the new file (read
+    in `dbname`, the lab database by default: where the role may run the functions)."""
+    with target.connect(dbname) as conn:
         before = conn.execute("select pg_conf_load_time()").fetchone()[0]  # type: ignore[index]
         conn.execute("select pg_reload_conf()")
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        with target.connect() as conn:
+        with target.connect(dbname) as conn:
             row = conn.execute(
                 "select pg_conf_load_time(), "
                 "(select string_agg(name || ': ' || error, '; ') from pg_file_settings "

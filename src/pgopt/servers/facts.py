@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from .settings import SettingRights
+
 
 @dataclass(frozen=True)
 class ServerFacts:
@@ -14,6 +16,7 @@ class ServerFacts:
     contexts: Mapping[str, str] = field(default_factory=dict)  # setting -> pg_settings.context
     owned: bool = True  # pgopt started it and may restart it
     allow_settings: bool = True
+    rights: SettingRights | None = None  # what its role may change; None: anything
 
     @property
     def restart_only(self) -> frozenset[str]:
@@ -33,4 +36,5 @@ def both(a: ServerFacts, b: ServerFacts) -> ServerFacts:
         contexts=contexts,
         owned=a.owned and b.owned,
         allow_settings=a.allow_settings and b.allow_settings,
+        rights=a.rights or b.rights,
     )

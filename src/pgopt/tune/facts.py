@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..servers.settings import SettingRights
+
 
 @dataclass(frozen=True)
 class Storage:
@@ -33,6 +35,7 @@ class ServerSettings:
     data_mb: int
     pg_settings: dict[str, dict[str, Any]]
     platform: str = "linux"  # what the server was built for (platform_of its version())
+    rights: SettingRights | None = None  # what the role read with may change; None: anything
 
     @property
     def major(self) -> int:

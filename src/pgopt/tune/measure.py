@@ -22,6 +22,7 @@ from ..model.result import LabResult
 from ..running.launch import run_lab
 from ..running.options import RunOptions
 from ..servers.setting_units import server_value
+from ..servers.settings import SettingChange
 from ..store import new_run_dir, write_atomic
 from . import output
 from .choice import choose
@@ -147,6 +148,7 @@ def _profiled(
         if restart:
             names = ", ".join(c.name for c in restart)
             err.print(f"[tune] {name}: left out on --dsn (restart): {names}", markup=False)
+        accepted = _settable(name, accepted, target)
     for r in refused:
         err.print(f"[tune] {name}: left out {r.name} = {r.value}: {r.why}", markup=False)
     title = f"{profile.title} ({inputs.db_type})" if name == "pgtune" else profile.title
@@ -158,6 +160,25 @@ def _profiled(
         frozenset(c.name for c in accepted if c.is_default),
     )
     return profiled, (accepted, refused)
+
+
+def _settable(
+    name: str, accepted: tuple[Checked, ...], target: ServerSettings
+) -> tuple[Checked, ...]:
+    """The settings of a profile that the role of --dsn may change; the others said,
+    with what would let it (on a managed server, none of the server-wide ones)."""
+    rights = target.rights
+    if rights is None:
+        return accepted
+
+    def change(c: Checked) -> SettingChange:
+        return SettingChange(c.name, c.value, str(target.pg_settings[c.name]["context"]))
+
+    barred = [c for c in accepted if rights.refused([change(c)])]
+    why = rights.refused(change(c) for c in barred)
+    if why:
+        err.print(f"[tune] {name}: left out on --dsn: {why}", markup=False, soft_wrap=True)
+    return tuple(c for c in accepted if c not in barred)
 
 
 class _Runner:

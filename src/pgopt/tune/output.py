@@ -29,8 +29,16 @@ def conf(header: Iterable[str], settings: Iterable[Checked], refused: Iterable[R
     return "\n".join(lines) + "\n"
 
 
+RUN_AS = (
+    "run as a superuser: ALTER SYSTEM needs one (from PostgreSQL 15, or a role granted ALTER "
+    "SYSTEM ON PARAMETER for each setting and EXECUTE on pg_reload_conf()); a managed "
+    "server (RDS, Cloud SQL, Azure) gives neither and takes these values in its parameter "
+    "group or flags (--format conf lists them)"
+)
+
+
 def sql(header: Iterable[str], settings: Iterable[Checked], refused: Iterable[Refused]) -> str:
-    lines = [f"-- {line}" for line in header]
+    lines = [f"-- {line}" for line in header] + [f"-- {RUN_AS}"]
     restart = []
     for s in settings:
         note = f" ({s.note})" if s.note else ""

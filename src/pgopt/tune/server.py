@@ -1,8 +1,10 @@
 """The server a configuration is for, read: its settings as pg_settings describes
 them (type, unit, bounds, choices, context, boot value; `data_directory` among
 them only for a role allowed to read it), its version and the platform it was
-built for, its max_connections and how much data it holds. From `--dsn` (a
-read-only session), or from a throwaway embedded server started and removed."""
+built for, its max_connections and how much data it holds, and what the role
+reading them may change (ALTER SYSTEM, on a managed server: nothing server-wide).
+From `--dsn` (a read-only session), or from a throwaway embedded server started
+and removed."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from ..errors import TargetError, first_line
 from ..queries import load
 from ..redact import redact_dsn
 from ..servers import read_only
+from ..servers.attached import setting_rights
 from ..servers.embedded import EmbeddedTarget
 from .facts import ServerSettings, platform_of
 
@@ -23,6 +26,7 @@ def read(conninfo: dict[str, Any]) -> ServerSettings:
     with psycopg.connect(**conninfo, autocommit=True, connect_timeout=10) as conn:
         rows = read_only.dict_rows(conn, load("tune_settings"))
         built = read_only.dict_rows(conn, "select version()")[0]
+        rights = setting_rights(conn)
     first = rows[0]
     return ServerSettings(
         version_num=int(first["version_num"]),
@@ -30,6 +34,7 @@ def read(conninfo: dict[str, Any]) -> ServerSettings:
         data_mb=int(first["data_bytes"]) // 2**20,
         pg_settings={r["name"]: dict(r) for r in rows},
         platform=platform_of(str(built["version"])),
+        rights=rights,
     )
 
 
