@@ -17,6 +17,9 @@ pytestmark = pytest.mark.integration
 
 PG15_BIN = Path("/usr/lib/postgresql/15/bin")
 LOCAL_DSN = "postgresql://postgres@127.0.0.1:5432/postgres"
+# a test's source is no production server: its physical copy at full speed, after a
+# fast checkpoint (a spread one waits up to 4.5 min for the dirty pages a test left)
+FULL_SPEED = ("--copy-rate", "max", "--copy-checkpoint", "fast")
 
 
 @pytest.fixture(scope="session")

@@ -15,7 +15,7 @@ from pgopt.cli import main
 from pgopt.servers.embedded import EmbeddedTarget
 from pgopt.store import load_document
 
-from .conftest import new_database
+from .conftest import FULL_SPEED, new_database
 
 SCHEMA = """\
 create table orders (id bigint generated always as identity primary key,
@@ -73,7 +73,7 @@ def test_a_synthesized_workload_replays_the_sources_mix(
 ) -> None:
     out = tmp_path / "out"
     args = ["ab", "--source-dsn", source, "--synthesize", "--cover", "100", "--source-sample", "0"]
-    args += ["--duration", "2", "--reps", "2", "--clients", "2"]
+    args += ["--duration", "2", "--reps", "2", "--clients", "2", *FULL_SPEED]
     args += ["--workdir", str(workdir), "--out", str(out)]
     assert main(args) == 0
     result = load_document(out)

@@ -21,7 +21,7 @@ from pgopt.binaries import PgBinaries
 from pgopt.cli import main
 from pgopt.servers.embedded import EmbeddedTarget
 
-from .conftest import LOCAL_DSN, local_server_answers
+from .conftest import FULL_SPEED, LOCAL_DSN, local_server_answers
 
 pytestmark = pytest.mark.xdist_group("index-advisor")
 
@@ -167,7 +167,7 @@ def test_proof_measures_the_set_and_the_rejected_write_heavy_index(
         with planted_database(binaries, admin, tmp_path, workload) as dsn:
             code, doc = advise(
                 dsn, tmp_path / "out", "--cover", "100", "--prove", "missing-index",
-                "--prove-duration", "1", "--prove-reps", "3",
+                "--prove-duration", "1", "--prove-reps", "3", *FULL_SPEED,
             )  # fmt: skip
     assert code == 0
     found = {f["index"]["table"]: f for f in doc["findings"] if f["rule"] == "missing-index"}

@@ -19,7 +19,7 @@ from pgopt.cli import main
 from pgopt.servers.embedded import EmbeddedTarget
 from pgopt.store import load_document
 
-from .conftest import LOCAL_DSN, PG15_BIN, local_server_answers, new_database
+from .conftest import FULL_SPEED, LOCAL_DSN, PG15_BIN, local_server_answers, new_database
 
 ROWS = 60_000
 SCHEMA = f"""\
@@ -77,6 +77,7 @@ def _replay(dsn: str, workdir: Path, out: Path, *extra: str) -> dict[str, Any]:
     command = ["ab", "--source-dsn", dsn, "--synthesize", "--source-sample", "0"]
     command += ["--clients", "2", "--b-setting", "work_mem=8MB", "--reps", "1"]
     command += ["--duration", "1", "--workdir", str(workdir), "--out", str(out), *extra]
+    command += FULL_SPEED
     assert main(command) == 0
     return dict(load_document(out))
 
