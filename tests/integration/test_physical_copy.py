@@ -195,7 +195,7 @@ def test_a_physical_copy_is_paced_and_what_it_reads_is_said_before_it_starts(
     pace = "(pg_basebackup of its whole cluster, at most 16 MiB/s: about "
     spread = (
         "after a spread checkpoint of up to 4.5 min (checkpoint_timeout 5min × "
-        "checkpoint_completion_target 0.9; --copy-checkpoint fast: at once"
+        "checkpoint_completion_target 0.9), twice that when one is under way"
     )
     assert pace in planned and spread in planned, planned
     with psycopg.connect(dsn, autocommit=True) as conn:

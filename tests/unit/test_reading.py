@@ -80,8 +80,8 @@ def test_the_line_says_the_size_the_pace_the_wait_and_about_how_long() -> None:
     assert read.describe() == (
         "2 GiB from SRC (pg_basebackup of its whole cluster, at most 50 MiB/s: about 41 s, "
         "after a spread checkpoint of up to 4.5 min (checkpoint_timeout 5min × "
-        "checkpoint_completion_target 0.9; --copy-checkpoint fast: at once, its dirty pages "
-        "written in a burst))"
+        "checkpoint_completion_target 0.9), twice that when one is under way as on a busy "
+        "source; --copy-checkpoint fast: at once, its dirty pages written in a burst)"
     )
     fast = SourceRead("physical", 2 * 1024 * MIB, "SRC", CopyPace(None, "fast"))
     assert "unthrottled: about 7 s, after a fast checkpoint" in fast.describe()

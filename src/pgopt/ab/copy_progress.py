@@ -82,7 +82,8 @@ class CopyProgress:
     def __rich__(self) -> str:
         if self.waiting:
             waited = time.monotonic() - self.started
-            most = f" of at most {wait_text(self.read.checkpoint_s)}" if self.read.spread else ""
+            most = wait_text(self.read.checkpoint_s)
+            most = f" (up to {most}, twice if one was under way)" if self.read.spread else ""
             kind = self.read.pace.checkpoint
             text = f"waiting for the source's {kind} checkpoint · {waited:.0f} s{most}"
         else:
