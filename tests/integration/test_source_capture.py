@@ -204,7 +204,9 @@ def test_a_source_that_cannot_give_its_log_is_one_clear_error(
     command = ["ab", "--source-dsn", dsn, "--synthesize", "--source-capture", "2", *extra]
     command += ["--b-setting", "synchronous_commit=off", "--workdir", str(workdir)]
     assert main([*command, "--out", str(out)]) == 2
-    (line,) = capfd.readouterr().err.strip().splitlines()
+    *before, line = capfd.readouterr().err.strip().splitlines()
     assert line.startswith("pgopt: error: ") and says in line, line
+    # what the capture would read, said before anything is read; then the one error
+    assert [b[:30] for b in before] in ([], ["pgopt: will read from postgres"]), before
     assert not out.exists()
     assert _settings(sysbench_db) == {"now": "0", "auto": {}}
