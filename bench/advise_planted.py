@@ -156,6 +156,7 @@ def main() -> int:
                     "--out",
                     str(folder / "advice"),
                     *proofs,
+                    *(["--copy-rate", "max", "--copy-checkpoint", "fast"] if proofs else []),
                 ]
             )
 

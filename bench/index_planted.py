@@ -209,6 +209,7 @@ def main() -> int:
                 "--out",
                 str(folder / "advice"),
                 *(["--prove", "missing-index"] if args.prove else []),
+                *(["--copy-rate", "max", "--copy-checkpoint", "fast"] if args.prove else []),
             ]
         )
         pgopt(

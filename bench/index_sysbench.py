@@ -99,6 +99,7 @@ def main() -> int:
                 "advise", "--dsn", dsn, "--rule", "missing-index", "--sample", "1",
                 "--cover", "100", "--prove", "missing-index",
                 "--prove-duration", str(args.duration), "--out", str(folder),
+                "--copy-rate", "max", "--copy-checkpoint", "fast",  # a throwaway source
             ]
         )  # fmt: skip
     doc = json.loads((folder / "advice.json").read_text())

@@ -386,6 +386,7 @@ def pgopt_ab(
     """pgopt ab on the source's workload, read the `way` the case says."""
     a = source.args
     command = [sys.executable, "-m", "pgopt", "ab", "--source-dsn", source.dsn, "--synthesize"]
+    command += ["--copy-rate", "max", "--copy-checkpoint", "fast"]  # a throwaway source
     for item in case.settings:
         command += ["--b-setting", item]
     if case.b_sql:

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import subprocess
 import time
-from collections.abc import Mapping
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
-from . import machine
+from . import machine, stopping
 from .binaries import PgBinaries
 from .errors import BinariesError, LabError
+from .processes import CLIENT_ESCALATION, stop
 from .redact import redactor
+
+KEPT_LINES = 200  # of a long-running program's stderr, for its error
 
 
 class Psql:
@@ -77,6 +81,42 @@ class Psql:
         args = [str(self.binaries.path(program)), *args]
         return self._client(args, what=what, tolerated=tolerated)
 
+    def program_lines(
+        self, program: str, args: list[str], *, what: str, line: Callable[[str], None]
+    ) -> None:
+        """Run a client program that tells its progress on stderr (pg_basebackup
+        --progress): each line to `line` as it comes (a carriage return ends one too);
+        a failure is one error, as program()'s. Interrupted, the program is stopped."""
+        self.binaries.require(program)
+        argv = [str(self.binaries.path(program)), *args]
+        try:
+            with stopping.held():  # a Ctrl-C waits until the child is held, to be stopped
+                proc = subprocess.Popen(
+                    argv,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                    env=self.env,
+                )
+        except OSError as e:
+            raise BinariesError(f"cannot run {program}: {e}") from e
+        kept: deque[str] = deque(maxlen=KEPT_LINES)
+        try:
+            assert proc.stderr is not None
+            for text in proc.stderr:  # universal newlines: "\r" ends a line
+                kept.append(text.rstrip("\n"))
+                line(kept[-1])
+            proc.wait()
+        except BaseException:
+            stop(proc, CLIENT_ESCALATION)
+            raise
+        finally:
+            if proc.stderr is not None:
+                proc.stderr.close()
+        if proc.returncode != 0:
+            _failed(what, kept, proc.returncode, None)
+
     def restore(self, archive: Path) -> None:
         """A pg_dump archive in directory format restored into the lab database with
         `pg_restore -j`, as many jobs as cores: tables loaded and indexes built side
@@ -116,10 +156,16 @@ class Psql:
         except OSError as e:
             raise BinariesError(f"cannot run {Path(args[0]).name}: {e}") from e
         if result.returncode != 0:
-            lines = result.stderr.strip().splitlines()
-            errors = [ln for ln in lines if "ERROR" in ln or "FATAL" in ln or "error:" in ln]
-            if tolerated and errors and all(tolerated in ln for ln in errors):
-                return result.stdout
-            detail = (errors or lines or [f"exit code {result.returncode}"])[0]
-            raise LabError(redactor(f"{what} failed: {detail.strip()}"))
+            _failed(what, result.stderr.strip().splitlines(), result.returncode, tolerated)
         return result.stdout
+
+
+def _failed(what: str, stderr: Iterable[str], code: int, tolerated: str | None) -> None:
+    """A client program's failure as one error (its first error line), its password
+    redacted; nothing when every error line holds `tolerated`."""
+    lines = [ln for ln in stderr if ln.strip()]
+    errors = [ln for ln in lines if "ERROR" in ln or "FATAL" in ln or "error:" in ln]
+    if tolerated and errors and all(tolerated in ln for ln in errors):
+        return
+    detail = (errors or lines or [f"exit code {code}"])[0]
+    raise LabError(redactor(f"{what} failed: {detail.strip()}"))

@@ -2,6 +2,7 @@
 
 import contextlib
 import shutil
+import subprocess
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -17,6 +18,9 @@ pytestmark = pytest.mark.integration
 
 PG15_BIN = Path("/usr/lib/postgresql/15/bin")
 LOCAL_DSN = "postgresql://postgres@127.0.0.1:5432/postgres"
+# a test's source is no production server: its physical copy at full speed, after a
+# fast checkpoint (a spread one waits up to 4.5 min for the dirty pages a test left)
+FULL_SPEED = ("--copy-rate", "max", "--copy-checkpoint", "fast")
 
 
 @pytest.fixture(scope="session")
@@ -47,6 +51,28 @@ def server(binaries: PgBinaries) -> Iterator[EmbeddedTarget]:
     a database or objects of its own."""
     with EmbeddedTarget(binaries) as target:
         yield target
+
+
+@contextlib.contextmanager
+def small_filesystem(megabytes: int) -> Iterator[Path]:
+    """A real filesystem of `megabytes` (tmpfs, mounted under /var/tmp and removed
+    after), as a work folder the server user can enter; the test is skipped where
+    this machine cannot mount one."""
+    path = Path(tempfile.mkdtemp(prefix="pgopt-test-disk-", dir="/var/tmp"))
+    options = f"size={megabytes}m,mode=0755"
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(path)],
+        capture_output=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        path.rmdir()
+        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.decode().strip()}")
+    try:
+        yield path
+    finally:
+        subprocess.run(["umount", str(path)], check=False)
+        path.rmdir()
 
 
 def new_database(server: EmbeddedTarget, prefix: str) -> str:

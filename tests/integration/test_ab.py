@@ -3,7 +3,6 @@ scan is `faster`; an A/A is never `slower`; every run starts from the same data.
 
 import contextlib
 import subprocess
-import tempfile
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +17,7 @@ from pgopt.cli import main
 from pgopt.servers.embedded import EmbeddedTarget
 from pgopt.store import load_document
 
-from .conftest import LOCAL_DSN, local_server_answers
+from .conftest import LOCAL_DSN, local_server_answers, small_filesystem
 from .test_attached import dsn, server_state
 
 __all__ = ["dsn"]  # the fixture: the local PostgreSQL 15, else a second embedded server
@@ -316,20 +315,8 @@ def test_an_ab_on_a_sample_decides_and_a_sample_that_leaves_nothing_is_exit_2(
 @pytest.fixture
 def small_disk() -> Iterator[Path]:
     """A 4 MiB filesystem (tmpfs) as the work folder: smaller than the copy."""
-    path = Path(tempfile.mkdtemp(prefix="pgopt-test-disk-", dir="/var/tmp"))
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=4m,mode=0755", "tmpfs", str(path)],
-        capture_output=True,
-        check=False,
-    )
-    if mounted.returncode != 0:
-        path.rmdir()
-        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.decode().strip()}")
-    try:
+    with small_filesystem(4) as path:
         yield path
-    finally:
-        subprocess.run(["umount", str(path)], check=False)
-        path.rmdir()
 
 
 @PG15

@@ -15,7 +15,7 @@ from pgopt.cli import main
 from pgopt.servers.embedded import EmbeddedTarget
 from pgopt.store import load_document
 
-from .conftest import new_database
+from .conftest import FULL_SPEED, new_database
 
 SCHEMA = """\
 create table orders (id bigint generated always as identity primary key,
@@ -73,7 +73,7 @@ def test_a_synthesized_workload_replays_the_sources_mix(
 ) -> None:
     out = tmp_path / "out"
     args = ["ab", "--source-dsn", source, "--synthesize", "--cover", "100", "--source-sample", "0"]
-    args += ["--duration", "2", "--reps", "2", "--clients", "2"]
+    args += ["--duration", "2", "--reps", "2", "--clients", "2", *FULL_SPEED]
     args += ["--workdir", str(workdir), "--out", str(out)]
     assert main(args) == 0
     result = load_document(out)
@@ -118,5 +118,8 @@ def test_a_source_without_pg_stat_statements_is_one_line_and_exit_2(
     args = ["ab", "--source-dsn", dsn, "--synthesize", "--workdir", str(workdir)]
     assert main([*args, "--out", str(tmp_path / "out")]) == 2
     err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
-    assert len(err) == 1 and "no pg_stat_statements" in err[0]
-    assert "shared_preload_libraries" in err[0]
+    # what the watch would read, said before anything is read; then the one error
+    assert len(err) == 2 and err[0].startswith("pgopt: will read from postgresql://"), err
+    assert "and watch its sessions for 10 s" in err[0]
+    assert err[1].startswith("pgopt: error: ") and "no pg_stat_statements" in err[1]
+    assert "shared_preload_libraries" in err[1]

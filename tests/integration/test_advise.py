@@ -19,7 +19,7 @@ from pgopt.binaries import CLIENT_PROGRAMS, SERVER_PROGRAMS, PgBinaries, find_bi
 from pgopt.cli import main
 from pgopt.servers.embedded import EmbeddedTarget
 
-from .conftest import LOCAL_DSN, local_server_answers
+from .conftest import FULL_SPEED, LOCAL_DSN, local_server_answers
 
 # one planted server for the module, and the machine's PostgreSQL 15
 pytestmark = pytest.mark.xdist_group("pg15")
@@ -133,7 +133,7 @@ def test_prove_measures_each_fix_on_a_copy(
     with live_workload(binaries, dsn, tmp_path, seconds=6):
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute("select pg_stat_statements_reset()")
-        args = ["--sample", "4", "--prove-duration", "1", "--prove-reps", "3"]
+        args = ["--sample", "4", "--prove-duration", "1", "--prove-reps", "3", *FULL_SPEED]
         for rule in rules:
             args += ["--rule", rule, "--prove", rule]
         code, doc = run_advise(dsn, tmp_path / "out", *args)

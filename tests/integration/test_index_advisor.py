@@ -21,7 +21,7 @@ from pgopt.binaries import PgBinaries
 from pgopt.cli import main
 from pgopt.servers.embedded import EmbeddedTarget
 
-from .conftest import LOCAL_DSN, local_server_answers
+from .conftest import FULL_SPEED, LOCAL_DSN, local_server_answers, new_database, small_filesystem
 
 pytestmark = pytest.mark.xdist_group("index-advisor")
 
@@ -43,6 +43,75 @@ def advise(dsn: str, out: Path, *args: str) -> tuple[int, dict[str, Any]]:
         schema = json.loads((files("pgopt") / "schemas" / "advice-1.json").read_text())
         jsonschema.validate(doc, schema)
     return code, doc
+
+
+def big_table(server: EmbeddedTarget, rows: int) -> str:
+    """A database with one table of about 150 bytes a row, no index on k (1,000 keys)."""
+    dsn = new_database(server, "big")
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("create table big (id int not null, k int not null, pad text not null)")
+        conn.execute(
+            "insert into big select i, i % 1000, repeat('x', 110) "
+            f"from generate_series(1, {rows}) i"
+        )
+        conn.execute("vacuum analyze big")
+    return dsn
+
+
+def test_a_copy_that_would_not_fit_is_not_made_and_the_rule_says_why(
+    server: EmbeddedTarget,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A 16 MiB filesystem as the work folder: not even the copy's server fits, so the
+    rule is not checked, in one line with the sizes, and nothing is written there."""
+    dsn = big_table(server, 20_000)
+    (tmp_path / "q.sql").write_text("select * from big where k = 7;\n")
+    with small_filesystem(16) as disk:
+        monkeypatch.setenv("PGOPT_WORKDIR", str(disk))
+        code, doc = advise(dsn, tmp_path / "out", "--queries", str(tmp_path / "q.sql"))
+        assert list(disk.iterdir()) == []
+    assert code == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("[advise] will read postgresql://"), err  # before anything
+    (line,) = [line for line in err if "not checked" in line]
+    said = "[advise] missing-index: not checked: a copy of 1 table(s) needs about "
+    assert line.startswith(said) and f"MiB in {disk} (a 1% sample" in line, line
+    assert line.endswith("are free"), line
+    (entry,) = [n for n in doc["not_checked"] if n["rule"] == "missing-index"]
+    assert entry["reason"] == line.split("not checked: ", 1)[1]
+    assert "indexes" not in doc and not [f for f in doc["findings"] if f["rule"] == "missing-index"]
+    assert "not checked: a copy of 1 table(s)" in (tmp_path / "out" / "indexes.sql").read_text()
+
+
+def test_a_big_table_is_sampled_where_the_whole_would_not_fit(
+    server: EmbeddedTarget,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A table of about 45 MiB and a 128 MiB filesystem: the whole copy would not fit
+    (its dump, the restored table, its WAL, a candidate's build), a sample does; the
+    plans are checked on it, which is said, and the index on k is still found."""
+    dsn = big_table(server, 300_000)
+    (tmp_path / "q.sql").write_text("select * from big where k = 7;\n")
+    with small_filesystem(128) as disk:
+        monkeypatch.setenv("PGOPT_WORKDIR", str(disk))
+        code, doc = advise(dsn, tmp_path / "out", "--queries", str(tmp_path / "q.sql"))
+        assert list(disk.iterdir()) == []  # the copy and its server removed
+    assert code == 0
+    err = capsys.readouterr().err.splitlines()
+    (read,) = [line for line in err if line.startswith("[advise] missing-index: will read ")]
+    sample = doc["indexes"]["sample_percent"]
+    assert 0 < sample < 100
+    assert f"then {sample:g}% of the rows of the tables of 1 MiB or more" in read, read
+    assert "TABLESAMPLE BERNOULLI reads every page of them" in read
+    assert f"the plans are checked on a sample: {sample:g}% of the rows" in "\n".join(err)
+    assert f"on a sample of {sample:g}% of the rows" in doc["indexes"]["planner"]
+    assert [c for c in doc["indexes"]["candidates"] if c["status"] == "chosen"], doc["indexes"]
+    (finding,) = [f for f in doc["findings"] if f["rule"] == "missing-index"]
+    assert finding["index"]["table"] == "public.big" and "(k)" in finding["index"]["ddl"]
 
 
 def chosen(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -167,7 +236,7 @@ def test_proof_measures_the_set_and_the_rejected_write_heavy_index(
         with planted_database(binaries, admin, tmp_path, workload) as dsn:
             code, doc = advise(
                 dsn, tmp_path / "out", "--cover", "100", "--prove", "missing-index",
-                "--prove-duration", "1", "--prove-reps", "3",
+                "--prove-duration", "1", "--prove-reps", "3", *FULL_SPEED,
             )  # fmt: skip
     assert code == 0
     found = {f["index"]["table"]: f for f in doc["findings"] if f["rule"] == "missing-index"}

@@ -19,7 +19,7 @@ from pgopt.cli import main
 from pgopt.servers.embedded import EmbeddedTarget
 from pgopt.store import load_document
 
-from .conftest import LOCAL_DSN, PG15_BIN, local_server_answers, new_database
+from .conftest import FULL_SPEED, LOCAL_DSN, PG15_BIN, local_server_answers, new_database
 
 ROWS = 60_000
 SCHEMA = f"""\
@@ -47,9 +47,11 @@ RANGE = (
 
 
 @pytest.fixture(scope="module")
-def aged(binaries: PgBinaries, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def aged_source(
+    binaries: PgBinaries, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[EmbeddedTarget, str]]:
     """A source database whose table was aged by random updates, and whose statistics
-    were then reset together before its clients read ranges of it for 3 s."""
+    were then reset together before its clients read ranges of it for 3 s; its server."""
     folder = tmp_path_factory.mktemp("aged")
     with EmbeddedTarget(binaries) as source:
         dsn = new_database(source, "aged")
@@ -62,7 +64,12 @@ def aged(binaries: PgBinaries, tmp_path_factory: pytest.TempPathFactory) -> Iter
         pgbench = str(binaries.path("pgbench"))
         run = [pgbench, "-n", "-c", "2", "-T", "3", "-f", str(folder / "range.sql"), dsn]
         subprocess.run(run, check=True, capture_output=True)
-        yield dsn
+        yield source, dsn
+
+
+@pytest.fixture(scope="module")
+def aged(aged_source: tuple[EmbeddedTarget, str]) -> str:
+    return aged_source[1]
 
 
 def _state(dsn: str) -> tuple[Any, ...]:
@@ -77,6 +84,7 @@ def _replay(dsn: str, workdir: Path, out: Path, *extra: str) -> dict[str, Any]:
     command = ["ab", "--source-dsn", dsn, "--synthesize", "--source-sample", "0"]
     command += ["--clients", "2", "--b-setting", "work_mem=8MB", "--reps", "1"]
     command += ["--duration", "1", "--workdir", str(workdir), "--out", str(out), *extra]
+    command += FULL_SPEED
     assert main(command) == 0
     return dict(load_document(out))
 
@@ -165,3 +173,49 @@ def test_a_role_without_replication_gets_a_logical_copy_or_one_line(
         "pgopt: error: --copy physical: the source's role has neither REPLICATION nor "
         "SUPERUSER (pg_basebackup needs one)"
     ]
+
+
+def test_a_physical_copy_is_paced_and_what_it_reads_is_said_before_it_starts(
+    aged_source: tuple[EmbeddedTarget, str],
+    workdir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """By default after a spread checkpoint (the source's log says so: not `immediate`)
+    and at most --copy-rate (pg_basebackup's --max-rate: the cluster takes its size at
+    that rate); one line says what will be read, and how long, before the copy starts
+    and in --dry-run; pgopt's own progress lines while it copies."""
+    source, dsn = aged_source
+    (tmp_path / "read.sql").write_text("select count(*) from t;\n")
+    args = ["ab", "--source-dsn", dsn, "--script", str(tmp_path / "read.sql")]
+    args += ["--copy-rate", "16M", "--reps", "1", "--duration", "1", "--workdir", str(workdir)]
+    assert main([*args, "--dry-run"]) == 0
+    (planned,) = [line for line in capsys.readouterr().out.splitlines() if "will read" in line]
+    assert planned.startswith("source: the run will read "), planned
+    pace = "(pg_basebackup of its whole cluster, at most 16 MiB/s: about "
+    spread = (
+        "after a spread checkpoint of up to 4.5 min (checkpoint_timeout 5min × "
+        "checkpoint_completion_target 0.9), twice that when one is under way"
+    )
+    assert pace in planned and spread in planned, planned
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        conn.execute("checkpoint")  # the spread checkpoint then has next to nothing to write
+    assert main([*args, "--out", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err.splitlines()
+    (said,) = [i for i, line in enumerate(err) if line.startswith("pgopt: will read ")]
+    assert pace in err[said] and spread in err[said], err[said]
+    progress = [
+        i for i, line in enumerate(err) if line.startswith("pgopt: copied ") and " of " in line
+    ]
+    assert progress and said < progress[0], err
+    assert any(line.startswith("pgopt: the source's spread checkpoint took ") for line in err)
+    time_spent = load_document(tmp_path / "out")["time"]
+    assert "(at most 16 MiB/s, after a spread checkpoint)" in time_spent["copy_how"]
+    # at 16 MiB/s, not the fraction of a second the cluster takes unthrottled here
+    assert time_spent["copy_s"] >= 0.8 * time_spent["copy_bytes"] / (16 << 20), time_spent
+    starts = [
+        line.split("checkpoint starting: ")[1]
+        for line in source.log_file.read_text().splitlines()
+        if "checkpoint starting: " in line and "force" in line
+    ]
+    assert starts[-2:] == ["immediate force wait", "force wait"], starts  # ours, then its

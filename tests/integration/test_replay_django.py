@@ -24,7 +24,7 @@ from pgopt.cli import main
 from pgopt.servers.embedded import EmbeddedTarget
 from pgopt.store import load_document
 
-from .conftest import new_database
+from .conftest import FULL_SPEED, new_database
 
 pytest.importorskip("django", reason="Django is not installed (pip install -e '.[dev]')")
 SHOP = Path(__file__).resolve().parents[2] / "bench" / "shop_load.py"
@@ -104,7 +104,7 @@ def the(statements: dict[str, dict[str, Any]], text: str) -> dict[str, Any]:
     return found
 
 
-AB = ["--b-setting", "synchronous_commit=off", "--reps", "1", "--duration", "1"]
+AB = ["--b-setting", "synchronous_commit=off", "--reps", "1", "--duration", "1", *FULL_SPEED]
 
 
 def test_an_orms_lookups_and_bulk_inserts_are_replayed_while_pgopt_watches(

@@ -30,7 +30,7 @@ from pgopt.servers.embedded import EmbeddedTarget
 from pgopt.source.host_cpu import source_postmaster
 from pgopt.store import load_document
 
-from .conftest import local_server_answers, new_database
+from .conftest import FULL_SPEED, local_server_answers, new_database
 
 SYSBENCH = shutil.which("sysbench")
 TABLES, ROWS, THREADS = 2, 30_000, 4
@@ -115,7 +115,7 @@ def replay(
     args = sysbench(source.port, database, *options, workload, "run")
     client = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
-        command = ["ab", "--source-dsn", dsn, "--synthesize", "--source-sample", "3"]
+        command = ["ab", "--source-dsn", dsn, "--synthesize", "--source-sample", "3", *FULL_SPEED]
         command += ["--b-setting", "synchronous_commit=off", "--reps", "1", "--duration", "2"]
         # each run starts from a fresh clone, its shared buffers cold: a second of
         # warm-up reads the pages in, so that the 2-s run's cache misses are the
@@ -182,6 +182,7 @@ def test_a_log_capture_of_sysbench_is_replayed_faithfully_with_its_transactions(
     log = capture(source_server, sysbench_db, "oltp_read_write", tmp_path / "capture.log")
     out = tmp_path / "out"
     command = ["ab", "--source-dsn", sysbench_db, "--synthesize", "--source-log", str(log)]
+    command += FULL_SPEED
     command += ["--b-setting", "synchronous_commit=off", "--reps", "1", "--duration", "2"]
     assert main([*command, "--workdir", str(workdir), "--out", str(out)]) == 0
     fidelity = load_document(out)["fidelity"]
@@ -339,6 +340,7 @@ def test_an_idle_source_tells_its_transactions_from_what_it_keeps_or_says_it_can
     database = sysbench_db.rsplit("/", 1)[1]
     run = sysbench(source_server.port, database, "--threads=4", "--time=4", "oltp_read_write")
     command = ["ab", "--source-dsn", sysbench_db, "--synthesize", "--source-sample", "1"]
+    command += FULL_SPEED
     command += ["--b-setting", "synchronous_commit=off", "--reps", "1", "--duration", "1"]
     command += ["--workdir", str(workdir)]
     for together, out in ((True, tmp_path / "kept"), (False, tmp_path / "apart")):

@@ -28,7 +28,7 @@ from pgopt.cli import main
 from pgopt.replay.from_source import synthesize_from
 from pgopt.servers.embedded import EmbeddedTarget
 
-from .conftest import new_database
+from .conftest import FULL_SPEED, new_database
 from .test_replay_sysbench import NEEDS_SYSBENCH, ROWS, sysbench, weight_near
 
 RATE = "log_transaction_sample_rate"
@@ -131,6 +131,7 @@ def test_a_sigterm_in_the_window_puts_the_settings_back(
 ) -> None:
     client = _running(logging_source, sysbench_db, 8)
     command = ["ab", "--source-dsn", sysbench_db, "--synthesize", "--source-capture", "30"]
+    command += FULL_SPEED
     command += ["--b-setting", "synchronous_commit=off", "--workdir", str(workdir)]
     proc = subprocess.Popen(
         [sys.executable, "-m", "pgopt", *command, "--out", str(tmp_path / "out")],
@@ -203,7 +204,9 @@ def test_a_source_that_cannot_give_its_log_is_one_clear_error(
     command = ["ab", "--source-dsn", dsn, "--synthesize", "--source-capture", "2", *extra]
     command += ["--b-setting", "synchronous_commit=off", "--workdir", str(workdir)]
     assert main([*command, "--out", str(out)]) == 2
-    (line,) = capfd.readouterr().err.strip().splitlines()
+    *before, line = capfd.readouterr().err.strip().splitlines()
     assert line.startswith("pgopt: error: ") and says in line, line
+    # what the capture would read, said before anything is read; then the one error
+    assert [b[:30] for b in before] in ([], ["pgopt: will read from postgres"]), before
     assert not out.exists()
     assert _settings(sysbench_db) == {"now": "0", "auto": {}}

@@ -18,6 +18,7 @@ from ..consoles import err, out
 from ..errors import BenchError, UsageError
 from ..lab.across import shared_settings
 from ..model.result import LabResult
+from ..redact import redact_dsn
 from ..replay.from_source import synthesize_from
 from ..replay.synthesize import Synthesis
 from ..replay.workload_files import write_workload
@@ -31,9 +32,10 @@ from ..servers.embedded import default_workdir_base
 from ..source.settings import carried, read_settings
 from ..store import new_run_dir
 from .across_copy import check_dump_script, copy_binaries
-from .copying import copy_data, why_not_physical
-from .data_size import CopySize, check_disk, read_tables
+from .copying import CopyPlan, copy_data, plan_copy, why_not_physical
+from .data_size import CopySize, check_disk, copy_size, read_tables
 from .lab import StepsOf, ab_lab
+from .reading import DEFAULT_PACE, CopyPace, synthesis_reads
 from .replayed import as_the_source_ran, replay_spec, say_synthesis
 from .spec import AbSpec
 
@@ -44,7 +46,7 @@ class AbOptions:
     read the source (seconds watching it, a log capture, seconds of its log pgopt
     captures), or the synthesis itself when
     the caller read it already (advise --prove missing-index reads it before anything
-    of pgopt's runs on the source)."""
+    of pgopt's runs on the source); the pace of a physical copy of it."""
 
     run: RunOptions = field(default_factory=RunOptions)
     source_sample: float = 0.0
@@ -52,15 +54,20 @@ class AbOptions:
     source_capture: float = 0.0  # seconds of the source's own log, taken by pgopt
     synthesis: Synthesis | None = None
     source_settings: bool = True  # A and B start from the source's settings (not tune's)
+    pace: CopyPace = DEFAULT_PACE  # a physical copy's checkpoint and rate
 
     @classmethod
     def proof(
-        cls, reps: int | None, out_dir: Path, synthesis: Synthesis | None = None
+        cls,
+        reps: int | None,
+        out_dir: Path,
+        synthesis: Synthesis | None = None,
+        pace: CopyPace = DEFAULT_PACE,
     ) -> AbOptions:
         """How a proof's A/B runs (advise --prove): `reps` rounds (None: until decided),
         into `out_dir`, on a throwaway server; `synthesis`: the source's workload, read
-        already."""
-        return cls(RunOptions(reps=reps, out_dir=out_dir), synthesis=synthesis)
+        already; `pace`: a physical copy's."""
+        return cls(RunOptions(reps=reps, out_dir=out_dir), synthesis=synthesis, pace=pace)
 
 
 def run_ab(ab: AbSpec, options: AbOptions, steps_of: StepsOf | None = None) -> LabResult | None:
@@ -84,6 +91,10 @@ def run_ab(ab: AbSpec, options: AbOptions, steps_of: StepsOf | None = None) -> L
                 raise UsageError(f"--copy physical: {why}")
         if ab.synthesize:
             assert ab.source_dsn is not None
+            watch_s = options.source_sample if options.source_log is None else 0.0
+            reads = synthesis_reads(redact_dsn(ab.source_dsn), watch_s, options.source_capture)
+            if options.synthesis is None and reads is not None:
+                err.print(f"pgopt: will read {reads}", markup=False, soft_wrap=True)
             synthesis = options.synthesis or synthesize_from(
                 ab.source_dsn,
                 ab.cover / 100,
@@ -100,28 +111,30 @@ def run_ab(ab: AbSpec, options: AbOptions, steps_of: StepsOf | None = None) -> L
                 ab = replace(ab, setup=(*ab.setup, keys))
             replay = replay_spec(synthesis, ab, run.clients, given)
             say_synthesis(synthesis, run_dir)
+        heap_bytes, plan = 0, CopyPlan(False)
         if ab.source_dsn:
-            size = check_disk(
-                read_tables(ab.source_dsn),
-                ab.tables,
-                ab.sample,
-                Path(folder),
-                server_here=not run.dsn,
-            )
-            if run.dry_run:
-                out.print(_copy_line(size, base, server_here=not run.dsn))
+            tables = read_tables(ab.source_dsn)
+            size = check_disk(tables, ab.tables, ab.sample, Path(folder), server_here=not run.dsn)
+            heap_bytes = copy_size(tables, ab.tables, None).dump_bytes  # a sample reads all
         target = None
-        if binaries is not None:
-            copied = copy_data(ab, run, binaries, Path(folder), size)
-            ab, copy, target = copied.ab, copied.copy, copied.target
-            if ab.source_dsn and options.source_settings and not run.dsn:
-                ab = with_source_settings(ab, run, binaries)
-            if ab.dump:
-                check_dump_script(run.sides, ab.setup[0])
+        if ab.source_dsn or ab.dump:
+            binaries = binaries or copy_binaries(run.sides, ab.source_dsn, ab.dump)
+            binaries = binaries or find_binaries(run.pg_bin, need=CLIENT_PROGRAMS)
+            plan = plan_copy(ab, run, binaries, Path(folder), options.pace, heap_bytes)
+            if run.dry_run:
+                _say_copy(size, plan, base, server_here=not run.dsn)
+            else:
+                copied = copy_data(ab, run, binaries, Path(folder), size, plan)
+                ab, copy, target = copied.ab, copied.copy, copied.target
+                if ab.source_dsn and options.source_settings and not run.dsn:
+                    ab = with_source_settings(ab, run, binaries)
+                if ab.dump:
+                    check_dump_script(run.sides, ab.setup[0])
         lab = ab_lab(ab, Path(folder), steps_of, replay, copy)
         try:
             data_bytes = size.database_bytes if size else None
-            result = run_lab(lab, run, run_dir, data_bytes=data_bytes, target=target)
+            copy_s = plan.read.transfer_s if plan.read is not None else None
+            result = run_lab(lab, run, run_dir, data_bytes=data_bytes, target=target, copy_s=copy_s)
         except BenchError as e:
             # exit 2, not 1: to a CI job, 1 is the gate's regression
             raise UsageError(f"the workload failed on the copy: {e}") from e
@@ -162,6 +175,15 @@ def with_source_settings(ab: AbSpec, run: RunOptions, binaries: PgBinaries) -> A
         err.print(f"pgopt: note: {note}", highlight=False)
     a, b = (replace(v, settings={**source.values, **v.settings}) for v in (ab.a, ab.b))
     return replace(ab, a=a, b=b)
+
+
+def _say_copy(size: CopySize | None, plan: CopyPlan, folder: Path, *, server_here: bool) -> None:
+    """--dry-run: how big the copy will be, where it goes, what it reads from the source."""
+    if size is not None:
+        out.print(_copy_line(size, folder, server_here=server_here))
+    if plan.read is not None:
+        reads = plan.read.describe()
+        out.print(f"source: the run will read {reads}", markup=False, soft_wrap=True)
 
 
 def _copy_line(size: CopySize, folder: Path, *, server_here: bool) -> Text:

@@ -4,10 +4,11 @@ first of the data's setup files, restored once into the A/B's templates.
 From a source, in two parts read in one snapshot (exported by a read-only session
 of pgopt's and given to both pg_dumps): the schema as a plain SQL script (so
 what the server pgopt copies into would refuse can be left out, below), then the
-rows, indexes and constraints as a directory-format archive written by `pg_dump
---jobs` and restored by `pg_restore --jobs`, a table per job. No owners, no
-privileges: the copy belongs to pgopt's user. pg_dump writes nothing to the
-source.
+rows, indexes and constraints as a directory-format archive written by pg_dump in
+one job (a session reading a table at a time: a production server gives the copy
+one core and one scan, never one a core of pgopt's machine) and restored here by
+`pg_restore --jobs`, a table per job. No owners, no privileges: the copy belongs
+to pgopt's user. pg_dump writes nothing to the source, and has no rate limit.
 `--table` patterns narrow the copy to the tables a workload needs (pg_dump's
 own pattern syntax; a table's indexes and constraints come with it), with what
 PostgreSQL needs beside them (ab/relations.py: a partitioned table's partitions,
@@ -34,7 +35,6 @@ from typing import Any
 
 import psycopg
 
-from .. import machine
 from ..binaries import PgBinaries
 from ..errors import UsageError, first_line
 from ..psql import Psql
@@ -81,8 +81,7 @@ def dump_source(
             dsn,
             names,
             [
-                "--format=directory",
-                f"--jobs={machine.cpu_count()}",
+                "--format=directory",  # one job: see above
                 "--compress=0",  # read once, soon; the CPU is the workload's
                 "--section=data",
                 "--section=post-data",

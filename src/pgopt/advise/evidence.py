@@ -53,8 +53,15 @@ def read_server(
 ) -> Readings:
     where = redact_dsn(dsn)
     params = session_params(dsn, "advise")
+    rules = list(rules)
+    locks = " and pg_locks five times a second (hot-rows)" if any(r.sampled for r in rules) else ""
     try:
         with psycopg.connect(**params, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
+            say(  # connected (an unreachable server is its one line), nothing read yet
+                f"will read {where} for about {sample_s:g} s, read-only: its catalogs and "
+                f"statistics, then pg_stat_activity ten times a second{locks}, each in a "
+                "session of its own, then its statistics again"
+            )
             facts = dict_rows(conn, load("advise_evidence"), {})[0]
             major = int(facts["version_num"]) // 10000
             # a rule whose extension is not installed is not checked (findings.py says

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..ab.conclusion import verdict_of
+from ..ab.reading import DEFAULT_PACE, CopyPace
 from ..ab.run import AbOptions, run_ab
 from ..ab.spec import AbSpec, Variant
 from ..consoles import err
@@ -28,9 +29,10 @@ def prove_findings(
     folder: Path,
     duration: int,
     reps: int | None,
+    pace: CopyPace = DEFAULT_PACE,
 ) -> None:
     """Measure the findings of `rules`, each in `reps` rounds (None: until decided, as
-    `pgopt ab` looks); their proofs go into `doc`'s findings."""
+    `pgopt ab` looks), a physical copy at `pace`; their proofs go into `doc`'s findings."""
     proved = 0
     for finding, entry in zip(advice.findings, doc["findings"], strict=True):
         if finding.rule.id not in rules:
@@ -49,7 +51,7 @@ def prove_findings(
             continue
         if plan.assumption:
             entry["proof_assumption"] = plan.assumption
-        result = run_ab(spec, AbOptions.proof(reps, where / "run"))
+        result = run_ab(spec, AbOptions.proof(reps, where / "run", pace=pace))
         assert result is not None
         entry["proof"] = verdict_of(result)
         entry["proof_run"] = str(where / "run")

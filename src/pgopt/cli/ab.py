@@ -16,6 +16,7 @@ from ..model.result import LabResult
 from ..running.options import RunOptions
 from .across import across_options
 from .connection import DSN
+from .copy_pace import copy_pace_options, pace_of
 from .gate_output import finish_gate, gate_of, gate_options
 from .running import run_options
 
@@ -39,6 +40,7 @@ from .running import run_options
     help="How --source-dsn is copied: physical (pg_basebackup: as old as the source), "
     "logical (pg_dump), or auto (physical where it can be; the default).",
 )
+@copy_pace_options("A")
 @click.option("--dump", help="A dump file of your database (pg_dump, any format) as the data.")
 @click.option(
     "--setup", multiple=True, help="SQL file that builds the data (repeatable, in order)."
@@ -132,8 +134,9 @@ def ab_cmd(spec: Path | None, **options: Any) -> None:
     if options.get("source_log") is not None and options.get("source_capture") is not None:
         raise UsageError("--source-log and --source-capture are two captures: give one")
     ab_options = AbOptions(
-        run, options["source_sample"], options["source_log"], options["source_capture"] or 0.0
-    )
+        run, options["source_sample"], options["source_log"], options["source_capture"] or 0.0,
+        pace=pace_of(options),
+    )  # fmt: skip
     result = run_ab(ab, ab_options)
     if result is not None and gate.on:
         _gate(gate, result, junit)

@@ -6,6 +6,7 @@ import json
 import time
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -26,6 +27,7 @@ from ..report.terminal import print_document_summary
 from ..running.launch import command_line
 from ..store import new_run_dir, write_atomic
 from .connection import DSN
+from .copy_pace import copy_pace_options, pace_of
 
 
 @click.command("advise")
@@ -60,6 +62,7 @@ from .connection import DSN
     metavar="N",
     help="Rounds per proof (default: look after 4, 6, 8, 10 and stop when decided).",
 )
+@copy_pace_options("--prove's")
 @click.option(
     "--queries",
     "queries_file",
@@ -97,6 +100,7 @@ def advise_cmd(
     cover: float,
     output_format: str,
     out_dir: Path | None,
+    **pace_options: Any,
 ) -> None:
     """Look at a live server, read-only, and say what the seed articles' problems and
     the standard ones look like there, each with its evidence and the source of its
@@ -113,12 +117,15 @@ def advise_cmd(
         if output_format == "sql" and RULE not in rule_ids:
             raise UsageError(f"--format sql prints the indexes {RULE} finds: add --rule {RULE}")
     queries = read_queries(queries_file)
+    pace = pace_of(pace_options)
     started = datetime.now(UTC)
     clock = time.monotonic()
     # the workload a missing-index proof replays, read before advise's own statements
     # (and the copy's pg_dump) join it in pg_stat_statements
     synthesis = synthesize_from(dsn, cover / 100) if RULE in prove_ids and queries is None else None
-    readings = read_server(dsn, rules, sample, lambda m: err.print(f"[advise] {m}", markup=False))
+    readings = read_server(
+        dsn, rules, sample, lambda m: err.print(f"[advise] {m}", markup=False, soft_wrap=True)
+    )
     result = advise(rules, readings)
     meta = {
         "started_at": started.strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -130,11 +137,13 @@ def advise_cmd(
     folder = new_run_dir("advise", out_dir)
     if prove_ids:
         rules_to_prove = set(prove_ids) - {RULE}
-        prove_findings(result, doc, dsn, rules_to_prove, folder, prove_duration, prove_reps)
+        prove_findings(result, doc, dsn, rules_to_prove, folder, prove_duration, prove_reps, pace)
     if not rule_ids or RULE in rule_ids:
         indexes = add_index_advice(doc, dsn, queries, cover / 100, folder)
         if indexes is not None and RULE in prove_ids:
-            prove_indexes(indexes, doc, dsn, queries, synthesis, folder, prove_duration, prove_reps)
+            prove_indexes(
+                indexes, doc, dsn, queries, synthesis, folder, prove_duration, prove_reps, pace
+            )
     doc["duration_s"] = round(time.monotonic() - clock, 2)
     write_atomic(folder / "advice.json", json.dumps(doc, indent=2, default=str) + "\n")
     report = advice_report(doc)

@@ -34,8 +34,10 @@ SLICE_COST_S = 0.03
 START_S = 3.0  # initdb, the server's start and stop, the reports
 # a copy of the user's data (pgopt ab), in bytes of the restored copy per second:
 # bench/ab_scale.py, pgbench data of 1 GB copied from the local PostgreSQL 15
-# (bench/README.md, 2026-11-26)
-DUMP_BPS = 250e6  # pg_dump --jobs, directory format, uncompressed
+# (bench/README.md, 2026-11-26); pg_dump and pg_basebackup from a throwaway
+# PostgreSQL 18 here, pgbench at scale 50 (792 MB, its heaps 672 MB; 2026-11-29)
+DUMP_BPS = 160e6  # pg_dump, one job, directory format, uncompressed: heap bytes read
+BASEBACKUP_BPS = 300e6  # pg_basebackup unthrottled: 814 MB of cluster in 2.6 s
 RESTORE_BPS = 55e6  # pg_restore --jobs: rows, then indexes and constraints, VACUUM
 BUILD_BPS = 320e6  # a template: a copy of the restored data, the variant's SQL, ANALYZE
 CLONE_BPS = 550e6  # CREATE DATABASE ... STRATEGY FILE_COPY, its two checkpoints
@@ -70,9 +72,16 @@ class Estimate:
         return text
 
 
-def estimate(lab: Lab, params: RunParams, plan: Plan, data_bytes: int | None = None) -> Estimate:
+def estimate(
+    lab: Lab,
+    params: RunParams,
+    plan: Plan,
+    data_bytes: int | None = None,
+    copy_s: float | None = None,
+) -> Estimate:
     """The plan's wall time; `data_bytes`: the size of the user's data a copy restores
-    (pgopt ab), which its copy, templates and clones take time by."""
+    (pgopt ab), which its copy, templates and clones take time by; `copy_s`: the copy's
+    own seconds where the caller knows them (its pace, its checkpoint's wait)."""
     unknown: list[str] = []
     if lab.metric.source is MetricSource.PHASES:
         if lab.timing.run_s is None:
@@ -85,10 +94,12 @@ def estimate(lab: Lab, params: RunParams, plan: Plan, data_bytes: int | None = N
         unknown.append("the dataset's setup (the lab gives no [timing] setup)")
     steps = [lab.step(n) for seg in plan.segments for n in seg.steps]
     fresh = [s for s in steps if s.fresh]
-    copy_s = build_s = 0.0
+    build_s = 0.0
+    if data_bytes is None or copy_s is None:
+        copy_s = 0.0 if data_bytes is None else data_bytes / DUMP_BPS
     clone_s = CLONE_S
     if data_bytes is not None:
-        copy_s, setup_s = data_bytes / DUMP_BPS, data_bytes / RESTORE_BPS
+        setup_s = data_bytes / RESTORE_BPS
         build_s = len({s.schema for s in fresh}) * data_bytes / BUILD_BPS
         clone_s += data_bytes / CLONE_BPS
     elif fresh:  # the dataset's setup files, once per set of a step's variables

@@ -3,8 +3,10 @@ plans read from the live server (read-only), candidates from the plans' scans (a
 partition's on its partitioned table), each checked on a throwaway copy with a
 real index (what cannot be copied left out, and said), and the set chosen for the
 whole workload with its writes (indexes/selection.py), the check's estimate said
-before it starts and its progress while it runs; and the rule within `pgopt
-advise`: its statements (a `--queries` file, checked before anything is read, or
+before it starts and its progress while it runs; what the copy reads from the live
+server said before it starts, the copy sampled where it is big or would not fit
+(copy_check.py), the rule not checked where not even a sample fits; and the rule
+within `pgopt advise`: its statements (a `--queries` file, checked before anything is read, or
 pg_stat_statements), its findings and `indexes` section in advice.json, the chosen
 indexes as indexes.sql."""
 
@@ -18,6 +20,8 @@ from typing import Any
 
 from pglast.parser import ParseError
 
+from ..ab.data_size import read_tables
+from ..ab.reading import SourceRead
 from ..ab.relations import CopyList
 from ..binaries import PgBinaries, find_binaries
 from ..consoles import err
@@ -26,6 +30,7 @@ from ..markup import comment
 from ..redact import redact_dsn
 from ..report.fmt import format_bytes
 from ..servers import read_only
+from ..servers.embedded import default_workdir_base
 from ..servers.sessions import closed_on_error
 from ..sqltree import relations_named, split_qualified
 from ..store import write_atomic
@@ -33,7 +38,7 @@ from ..words import format_duration, plural
 from .candidates import Candidate, candidates_for
 from .check_progress import CheckProgress
 from .check_work import plan_work
-from .copy_check import check_on_copy
+from .copy_check import NoRoom, check_on_copy, copy_share
 from .live import read_workload, relations
 from .outcome import RULE, IndexAdvice, findings, section, sql_script
 from .scans import Scan, scans_of
@@ -98,6 +103,17 @@ def advise_indexes(
     work = plan_work(advice.candidates, scans, sizes)
     for name, why in advice.left_out.items():
         say(f"missing-index: {name} left out of the copy: {why}")
+    share = copy_share(read_tables(dsn), reading.copy.tables, default_workdir_base())
+    what = plural(len(reading.copy.tables), "relation")
+    how = "logical" if share.sample is None else "sampled"
+    read = SourceRead(how, share.read_bytes, redact_dsn(dsn), what=what, sample=share.sample)
+    say(f"missing-index: will read {read.describe()}")
+    if share.sample is not None:
+        say(
+            f"missing-index: the plans are checked on a sample: {share.sample:g}% of the rows "
+            f"of the tables of 1 MiB or more (whole, the copy would take about "
+            f"{format_bytes(share.whole_bytes)} here)"
+        )
     say(
         f"missing-index: checking {plural(len(advice.candidates), 'candidate')} "
         f"({plural(work.replan_count, 're-plan')}) on a copy of {plural(len(tables), 'table')} "
@@ -107,7 +123,7 @@ def advise_indexes(
     with CheckProgress(err, len(advice.candidates), work.estimate_s) as progress:
         check = check_on_copy(
             binaries, dsn, list(reading.copy.tables), list(reading.statements), work.replans,
-            progress,
+            progress, share.sample,
         )  # fmt: skip
     advice.left_out.update(check.left_out)
     advice.base_plans, advice.plans_with = check.base_plans, check.plans_with
@@ -118,6 +134,11 @@ def advise_indexes(
         f"checked by PostgreSQL {check.version}'s planner on a copy of "
         f"{plural(len(tables), 'table')} with real indexes"
     )
+    if share.sample is not None:
+        advice.sample = share.sample
+        advice.planner += (
+            f", on a sample of {share.sample:g}% of the rows of the tables of 1 MiB or more"
+        )
     planned = [s for s in reading.statements if s.id in check.base_plans]
     base_costs = {sid: float(p.get("Total Cost", 0.0)) for sid, p in check.base_plans.items()}
     weighed = [
@@ -187,15 +208,18 @@ def add_index_advice(
             "pg_stat_statements is not installed in this database, and no --queries file "
             "names the statements: nothing to plan"
         )
-        doc["not_checked"].append({"rule": RULE, "reason": reason})
-        write_atomic(
-            folder / "indexes.sql", comment(f"pgopt advise: {RULE} not checked: {reason}") + "\n"
-        )
+        _not_checked(doc, folder, reason)
         return None
     binaries = find_binaries(None, need=SERVER_PROGRAMS)
-    advice = advise_indexes(
-        dsn, queries, cover, binaries, lambda m: err.print(f"[advise] {m}", markup=False)
-    )
+    try:
+        advice = advise_indexes(
+            dsn, queries, cover, binaries,
+            lambda m: err.print(f"[advise] {m}", markup=False, soft_wrap=True),
+        )  # fmt: skip
+    except NoRoom as e:
+        err.print(f"[advise] {RULE}: not checked: {e}", markup=False, soft_wrap=True)
+        _not_checked(doc, folder, str(e))
+        return None
     doc["findings"] = sorted(
         [*doc["findings"], *findings(advice)], key=lambda f: SEVERITY_ORDER.index(f["severity"])
     )
@@ -203,3 +227,11 @@ def add_index_advice(
     doc["rules_checked"].append(RULE)
     write_atomic(folder / "indexes.sql", sql_script(advice))
     return advice
+
+
+def _not_checked(doc: dict[str, Any], folder: Path, reason: str) -> None:
+    """The rule in advice.json's `not_checked`, with why, and an indexes.sql that says so."""
+    doc["not_checked"].append({"rule": RULE, "reason": reason})
+    write_atomic(
+        folder / "indexes.sql", comment(f"pgopt advise: {RULE} not checked: {reason}") + "\n"
+    )

@@ -10,12 +10,22 @@ interrupted mid-query is closed, never reused (servers/sessions.py).
 
 A real index is what the planner will see after CREATE INDEX, not HypoPG's
 estimate of one, which is pessimistic by design and cannot be GIN.
+
+Before anything is copied, `copy_share` holds the tables' sizes on the source
+against the free space of the work folder: the copy is whole up to WHOLE_BYTES of
+rows; above that, or where the whole would not fit, the big tables (1 MiB or more)
+are sampled (ab/sample.py, the largest share of SAMPLES_TRIED that is small enough
+and fits), and the plans are checked on the sample, which is said; where not even
+a 1% sample fits, the rule is not checked, and why. pg_dump reads the source in one
+job (ab/source.py), never a job a core.
 """
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,11 +33,13 @@ from typing import Any
 import psycopg
 
 from .. import stopping
+from ..ab.data_size import SAMPLES_TRIED, TableSize, copy_size, matches
 from ..ab.source import dump_source
 from ..binaries import CLIENT_PROGRAMS, PgBinaries
 from ..plans.generic import PlanError, generic_plan
 from ..plans.shape import Plan, indexes_used, total_cost
 from ..psql import Psql
+from ..report.fmt import format_bytes
 from ..servers.embedded import EmbeddedTarget, default_workdir_base
 from ..servers.sessions import closed_on_error
 from ..sqltree import quote_ident, split_qualified
@@ -36,6 +48,59 @@ from .check_progress import CheckProgress
 from .check_work import served_by_plain
 from .selection import Checked
 from .workload import Statement
+
+# the rows a check copies whole, at most: above, the big tables are sampled (a plan's
+# shape holds on a sample of a gigabyte; the restore and each candidate's build stay
+# seconds, not minutes: engine/estimate.py's rates)
+WHOLE_BYTES = 1 << 30
+SERVER_BYTES = 64 << 20  # the copy's server before the copy: initdb, its first WAL
+WAL_BYTES = 1 << 30  # the restore's WAL: up to max_wal_size before checkpoints recycle it
+
+
+class NoRoom(Exception):
+    """The copy would not fit in the work folder, even sampled: why."""
+
+
+@dataclass(frozen=True)
+class CopyShare:
+    """What the check copies: `sample` percent of the big tables' rows (None: all),
+    `read_bytes` read from the source, `local_bytes` at most on disk here."""
+
+    sample: float | None
+    read_bytes: int
+    local_bytes: int
+    whole_bytes: int  # on disk here, copied whole
+
+
+def copy_share(tables: Sequence[TableSize], names: Sequence[str], folder: Path) -> CopyShare:
+    """The copy of the tables `names` (the copy's, schema.name) that fits in `folder`'s
+    free space: whole up to WHOLE_BYTES of rows, else a sample; NoRoom when not even
+    the smallest sample fits."""
+    free = shutil.disk_usage(folder).free
+    chosen = [t for t in tables if any(matches(n, t) for n in names)]
+    read = copy_size(chosen, (), None).dump_bytes  # a sample reads every page too
+    whole = _local_bytes(chosen, None)
+    for sample in (None, *SAMPLES_TRIED):
+        small = copy_size(chosen, (), sample).dump_bytes <= WHOLE_BYTES
+        local = _local_bytes(chosen, sample)
+        if (small or sample == SAMPLES_TRIED[-1]) and local <= free:
+            return CopyShare(sample, read, local, whole)
+    raise NoRoom(
+        f"a copy of {len(chosen)} table(s) needs about {format_bytes(whole)} in {folder} "
+        f"(a {SAMPLES_TRIED[-1]:g}% sample of the big ones "
+        f"{format_bytes(_local_bytes(chosen, SAMPLES_TRIED[-1]))}) and {format_bytes(free)} "
+        "are free"
+    )
+
+
+def _local_bytes(tables: Sequence[TableSize], sample: float | None) -> int:
+    """On disk here at most: the server, the dump (the heaps), the restored tables
+    with their indexes, the restore's WAL, and the largest candidate while it is
+    built (about its table's heap at most)."""
+    size = copy_size(tables, (), sample)
+    largest = max((copy_size([t], (), sample).dump_bytes for t in tables), default=0)
+    restored = size.database_bytes
+    return SERVER_BYTES + size.dump_bytes + restored + min(restored, WAL_BYTES) + largest
 
 
 @dataclass
@@ -58,15 +123,17 @@ def check_on_copy(
     statements: list[Statement],
     replans: dict[Candidate, tuple[str, ...]],
     progress: CheckProgress,
+    sample: float | None = None,
     workdir: Path | None = None,
 ) -> CopyCheck:
-    """Copy `tables`, plan `statements` there, and each candidate built in turn, the
-    statements `replans` names for it planned again."""
+    """Copy `tables` (their big ones' rows sampled to `sample` percent), plan
+    `statements` there, and each candidate built in turn, the statements `replans`
+    names for it planned again."""
     binaries.require(*CLIENT_PROGRAMS)
     base = workdir or default_workdir_base()
     with tempfile.TemporaryDirectory(prefix="pgopt-index-", dir=base) as folder:
         started = time.monotonic()
-        copied = dump_source(binaries, dsn, tuple(tables), Path(folder))
+        copied = dump_source(binaries, dsn, tuple(tables), Path(folder), sample)
         with EmbeddedTarget(binaries, workdir=base) as server:
             psql = Psql(binaries, server.client_env())
             for path in copied.setup:

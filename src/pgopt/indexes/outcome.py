@@ -45,6 +45,7 @@ class IndexAdvice:
     choice: Choice | None = None
     planner: str = ""  # which server checked them, and how the copy was made
     copy_s: float = 0.0
+    sample: float | None = None  # percent of the big tables' rows the copy took
     left_out: dict[str, str] = field(default_factory=dict)  # relation -> why not copied
 
     def statement(self, sid: str) -> Statement:
@@ -192,6 +193,7 @@ def section(advice: IndexAdvice) -> dict[str, Any]:
         "source": advice.source,
         "planner": advice.planner,
         "copy_s": round(advice.copy_s, 2),
+        **({"sample_percent": advice.sample} if advice.sample is not None else {}),
         **({"left_out": advice.left_out} if advice.left_out else {}),
         "statements": [
             {

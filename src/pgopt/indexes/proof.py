@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..ab.conclusion import verdict_of
+from ..ab.reading import DEFAULT_PACE, CopyPace
 from ..ab.run import AbOptions, run_ab
 from ..ab.spec import AbSpec, Variant
 from ..consoles import err
@@ -33,8 +34,10 @@ def prove_indexes(
     folder: Path,
     duration: int,
     reps: int | None,
+    pace: CopyPace = DEFAULT_PACE,
 ) -> None:
-    """Measure the chosen set; the proofs go into `doc`'s missing-index findings."""
+    """Measure the chosen set (a physical copy at `pace`); the proofs go into `doc`'s
+    missing-index findings."""
     choice = advice.choice
     if choice is None or not choice.chosen:
         err.print(f"[advise] --prove {RULE}: no index to add, nothing to prove", markup=False)
@@ -82,7 +85,7 @@ def prove_indexes(
         + (f", {len(adding)} rejected one(s) added" if adding else ""),
         markup=False,
     )
-    result = run_ab(spec, AbOptions.proof(reps, where / "run", synthesis), steps_of)
+    result = run_ab(spec, AbOptions.proof(reps, where / "run", synthesis, pace), steps_of)
     assert result is not None
     verdict = verdict_of(result)
     fidelity = result.fidelity

@@ -61,11 +61,13 @@ def run_lab(
     *,
     data_bytes: int | None = None,
     target: Target | None = None,
+    copy_s: float | None = None,
 ) -> LabResult | None:
     """Run `item` as the options say and print its summary; None for --dry-run. The
     run's folder is `run_dir` when the caller made it already (to put files in it);
-    `data_bytes`: the size of the user's data it copies (pgopt ab), for --dry-run;
-    `target`: the server to run on, when the caller made it (a physical copy)."""
+    `data_bytes`: the size of the user's data it copies (pgopt ab), for --dry-run, and
+    `copy_s` the copy's seconds where its pace is known; `target`: the server to run
+    on, when the caller made it (a physical copy)."""
     options = options.with_sides()
     names = [s.strip() for s in options.steps.split(",")] if options.steps else None
     pair = options.sides
@@ -93,7 +95,7 @@ def run_lab(
     check_figures(item, params)  # a divisor of 0 on this machine: before any server starts
     display = ConsoleDisplay(err, item.name)
     if options.dry_run:
-        _print_plan(item, params, options, data_bytes, pair)
+        _print_plan(item, params, options, data_bytes, pair, copy_s)
         for side, binaries in pair or ():
             out.print(
                 f"server {side.name}: PostgreSQL {side.version} ({binaries.bindir}), "
@@ -120,6 +122,7 @@ def _print_plan(
     options: RunOptions,
     data_bytes: int | None,
     pair: Pair | None = None,
+    copy_s: float | None = None,
 ) -> None:
     """`--dry-run`: the plan, from the server's facts read without starting a server
     (the embedded one's from its binaries; a --dsn server's in a read-only session;
@@ -140,7 +143,7 @@ def _print_plan(
     out.print(f"[bold]{escape(item.name)}[/]: plan for {escape(where)}", markup=True)
     for line in plan.describe():
         out.print(line)
-    time = estimate(item, params, plan, data_bytes).describe()
+    time = estimate(item, params, plan, data_bytes, copy_s).describe()
     out.print(f"time: {time}", markup=False, highlight=False)
     probes = [s.name for s in item.steps if s.probe and s.name in params.steps]
     if probes:

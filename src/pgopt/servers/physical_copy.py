@@ -16,16 +16,19 @@ configuration is pgopt's (a fresh postgresql.conf, pg_hba.conf and pg_ident.conf
 the source's settings, libraries and certificates stay with the source), and it
 reads nothing from the source once started. pg_basebackup only reads the source
 (its WAL through a temporary slot, gone when it disconnects); like pg_dump, it is
-named on its command line.
+named on its command line. It paces itself as the caller asks (its checkpoint,
+fast or spread, and --max-rate: ab/reading.py says why and how much) and tells
+its progress, which `basebackup()` reads from its stderr as it comes.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import psycopg
 from psycopg import sql
@@ -52,6 +55,17 @@ REPLACED = (
     "backup_label.old",
 )
 HBA = "local all all trust\nhost all all 127.0.0.1/32 trust\n"
+# pg_basebackup --progress: "  12345/67890 kB (18%), 0/1 tablespace (...)"
+_PROGRESS = re.compile(r"(\d+)/(\d+) kB \(\d+%\)")
+_CHECKPOINT_DONE = "checkpoint completed"  # --verbose
+
+
+class BackupProgress(Protocol):
+    """What pg_basebackup tells while it runs: its checkpoint done, bytes copied."""
+
+    def checkpoint_done(self) -> None: ...
+
+    def copied(self, done_bytes: int, total_bytes: int) -> None: ...
 
 
 def obstacle(dsn: str, binaries: PgBinaries) -> str | None:
@@ -97,23 +111,56 @@ def source_facts(dsn: str) -> tuple[str, str, int]:
     return str(row[0]), str(row[1]), int(row[2] or 0)
 
 
-def basebackup(binaries: PgBinaries, dsn: str, into: Path) -> None:
+def checkpoint_settings(dsn: str) -> tuple[float, float]:
+    """The source's checkpoint_timeout (seconds) and checkpoint_completion_target: how
+    long a spread checkpoint may take there."""
+    with read_only.connect(dsn, "ab") as conn:
+        row = conn.execute(
+            "select current_setting('checkpoint_timeout')::interval, "
+            "current_setting('checkpoint_completion_target')::float"
+        ).fetchone()
+    assert row is not None
+    return float(row[0].total_seconds()), float(row[1])
+
+
+def basebackup(
+    binaries: PgBinaries,
+    dsn: str,
+    into: Path,
+    *,
+    checkpoint: str,
+    max_rate: str | None,
+    progress: BackupProgress,
+) -> None:
     """pg_basebackup of the server at `dsn` into the folder `into` (made by it), its WAL
-    streamed alongside; an error (exit 2) with its own reason when it cannot connect
-    (no replication line in pg_hba.conf, a role without REPLICATION)."""
+    streamed alongside, after a checkpoint of that kind (`fast`, `spread`), at most
+    `max_rate` (--max-rate: kB a second; None, no limit), its progress told to
+    `progress`; an error (exit 2) with its own reason when it cannot connect (no
+    replication line in pg_hba.conf, a role without REPLICATION)."""
     conninfo, env = for_client(dsn)
-    Psql(binaries, env).program(
+
+    def line(text: str) -> None:
+        if _CHECKPOINT_DONE in text:
+            progress.checkpoint_done()
+        elif match := _PROGRESS.search(text):
+            progress.copied(int(match.group(1)) * 1024, int(match.group(2)) * 1024)
+
+    Psql(binaries, env).program_lines(
         "pg_basebackup",
         [
             f"--pgdata={into}",
             f"--dbname={conninfo}",
             "--wal-method=stream",
-            "--checkpoint=fast",
+            f"--checkpoint={checkpoint}",
+            *([f"--max-rate={max_rate}"] if max_rate else []),
+            "--progress",
+            "--verbose",  # says when its checkpoint is done
             "--no-sync",  # a throwaway copy, read soon
             "--no-password",
             "--label=pgopt ab",
         ],
         what=f"pg_basebackup of {redact_dsn(dsn)}",
+        line=line,
     )
 
 
