@@ -24,7 +24,7 @@ from pgopt.cli import main
 from pgopt.servers.embedded import EmbeddedTarget
 from pgopt.store import load_document
 
-from .conftest import new_database
+from .conftest import FULL_SPEED, new_database
 
 pytestmark = pytest.mark.xdist_group("hostile-names")
 
@@ -154,7 +154,7 @@ def test_a_synthesized_replay_of_hostile_names_runs_nothing_and_copies_them(
 def test_advise_and_its_proofs_run_nothing_on_hostile_names(source: str, tmp_path: Path) -> None:
     out = tmp_path / "advise"
     args = ["advise", "--dsn", source, "--sample", "1", "--cover", "100", "--out", str(out)]
-    args += ["--prove", "missing-index", "--prove-duration", "1", "--prove-reps", "3"]
+    args += ["--prove", "missing-index", "--prove-duration", "1", "--prove-reps", "3", *FULL_SPEED]
     assert main(args) == 0
     _nothing_ran()
     doc = json.loads((out / "advice.json").read_text())

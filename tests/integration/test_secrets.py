@@ -21,7 +21,7 @@ from pgopt.binaries import PgBinaries
 from pgopt.cli import main
 from pgopt.servers.embedded import EmbeddedTarget
 
-from .conftest import new_database
+from .conftest import FULL_SPEED, new_database
 
 pytestmark = pytest.mark.xdist_group("secrets")
 
@@ -107,7 +107,7 @@ def test_ab_copies_with_the_password_and_shows_it_nowhere(
     out = tmp_path / "out"
     args = ["ab", "--source-dsn", source, "--synthesize", "--source-sample", "0", "--copy", copy]
     args += ["--b-setting", "work_mem=8MB"]
-    args += ["--reps", "1", "--duration", "1", "--warmup", "0", "--clients", "2"]
+    args += ["--reps", "1", "--duration", "1", "--warmup", "0", "--clients", "2", *FULL_SPEED]
     with CommandLines() as lines:
         assert main([*args, "--workdir", str(workdir), "--out", str(out)]) == 0
     _nowhere(capsys, lines, out, workdir)
