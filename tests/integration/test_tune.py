@@ -101,6 +101,22 @@ def test_the_machines_postgresql_15_by_dsn(capsys: pytest.CaptureFixture[str]) -
     ]
 
 
+@pytest.mark.xdist_group("pg15")
+def test_a_dry_run_of_measure_on_postgresql_15_plans_what_its_settings_allow(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The profiles held to the server of --dsn (read-only), not to the embedded
+    PostgreSQL 18's settings: no io_method on 15, nothing that needs a restart."""
+    if not local_server_answers():
+        pytest.skip("no PostgreSQL on 127.0.0.1:5432")
+    args = ["tune", "--measure", "--dsn", LOCAL_DSN, "--allow-settings", "--dry-run"]
+    assert main([*args, "--storage", "ssd", "--reps", "2"]) == 0
+    captured = capsys.readouterr()
+    assert "io_method" not in captured.out + captured.err
+    assert "left out on --dsn (restart): " in captured.err and "shared_buffers" in captured.err
+    assert "round 1:" in captured.out
+
+
 def test_measure_runs_every_profile_then_the_ablation(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -178,13 +178,15 @@ def dry_run(options: dict[str, Any], given: Given, where: Locality | None) -> No
     if not options["measure"]:
         out.print("A dry run starts nothing and measures nothing.", highlight=False)
         return
-    facts = embedded_facts(binaries)
-    target = ServerSettings(facts.version_num, 100, 0, {}, platform_of(sys.platform))
-
     def derived_inputs(given: Given, target: ServerSettings) -> tuple[Inputs, dict[str, Any]]:
         place = Place("none read (a dry run)", unmeasured="a dry run")
         return assemble(given, read_facts(), None, target, place)
 
+    if options["dsn"]:  # its settings, read-only, decide what the profiles hold there
+        measure(measure_options(options), given, read_server(options), derived_inputs)
+        return
+    facts = embedded_facts(binaries)
+    target = ServerSettings(facts.version_num, 100, 0, {}, platform_of(sys.platform))
     measure(measure_options(options), given, target, derived_inputs, contexts=facts.contexts)
 
 
