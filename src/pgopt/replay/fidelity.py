@@ -45,6 +45,7 @@ from .tag import tag_of
 THRESHOLDS = {
     "replayed_share": 0.90,  # of the source's execution time
     "rows_ratio": 1.5,  # rows per call, either way
+    "rows_floor": 0.5,  # rows a call apart under which the ratio is not judged
     "time_ratio": 2.0,  # server time per call, either way
     "time_floor_ms": 0.02,  # a difference under this a call is noise, not a verdict
     "blocks_ratio": 2.0,  # shared blocks a call (hit and read), either way
@@ -133,7 +134,7 @@ def _statement(source: SourceFigures, replay: _Totals | None) -> StatementFideli
     r_rows, r_ms = replay.rows / replay.calls, replay.total_ms / replay.calls
     r_blocks, r_read = replay.blocks / replay.calls, replay.read / replay.calls
     why = [source.unverified] if source.unverified else []
-    if not _within(r_rows, s_rows, THRESHOLDS["rows_ratio"], 0.5):
+    if not _within(r_rows, s_rows, THRESHOLDS["rows_ratio"], THRESHOLDS["rows_floor"]):
         why.append(f"{r_rows:.3g} rows a call against the source's {s_rows:.3g}")
     if not _within(r_ms, s_ms, THRESHOLDS["time_ratio"], THRESHOLDS["time_floor_ms"]):
         why.append(f"{r_ms:.3g} ms a call against the source's {s_ms:.3g}{_one_wait(source, r_ms)}")
