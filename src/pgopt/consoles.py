@@ -8,8 +8,12 @@ brackets it holds (`arr[i]`, `'[/]'` would be taken for tags, or refused)."""
 from __future__ import annotations
 
 from pathlib import Path
+from types import TracebackType
+from typing import Self
 
 from rich.console import Console
+from rich.status import Status
+from rich.text import Text
 
 
 def _console(stderr: bool = False) -> Console:
@@ -21,6 +25,36 @@ def _console(stderr: bool = False) -> Console:
 
 out = _console()
 err = _console(stderr=True)
+
+
+class StatusLine:
+    """Progress of long work: on a terminal, one status line its `__rich__` redraws
+    once a second, cleared at the end; elsewhere (CI, a pipe) nothing of its own, its
+    subclass printing lines instead. A context manager."""
+
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self.live = console.is_terminal
+        self._status: Status | None = None
+
+    def __enter__(self) -> Self:
+        if self.live:
+            self._status = self.console.status(self, refresh_per_second=1)
+            self._status.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._status is not None:
+            self._status.stop()
+            self._status = None
+
+    def __rich__(self) -> Text:
+        raise NotImplementedError
 
 
 def say_written(paths: list[Path]) -> None:

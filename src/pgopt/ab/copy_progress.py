@@ -6,47 +6,28 @@ pipe) a line when the checkpoint is done and one at each tenth of the copy."""
 from __future__ import annotations
 
 import time
-from types import TracebackType
 
 from rich.console import Console
-from rich.markup import escape
-from rich.status import Status
+from rich.text import Text
 
+from ..consoles import StatusLine
 from ..report.fmt import format_bytes
 from ..words import format_duration
 from .reading import SourceRead, wait_text
 
-REDRAWS_PER_S = 1
 LOG_STEPS = 10
 
 
-class CopyProgress:
+class CopyProgress(StatusLine):
     """Implements servers.physical_copy.BackupProgress for `read`; a context manager
     that clears its line at the end."""
 
     def __init__(self, console: Console, read: SourceRead) -> None:
-        self.console, self.read = console, read
-        self.live = console.is_terminal
+        super().__init__(console)
+        self.read = read
         self.started = self.copy_started = time.monotonic()
         self.done = self.total = 0
         self.waiting = True
-        self._status: Status | None = None
-
-    def __enter__(self) -> CopyProgress:
-        if self.live:
-            self._status = self.console.status(self, refresh_per_second=REDRAWS_PER_S)
-            self._status.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._status is not None:
-            self._status.stop()
-            self._status = None
 
     def checkpoint_done(self) -> None:
         self.waiting = False
@@ -79,7 +60,7 @@ class CopyProgress:
             f"{format_duration(self.read.transfer_s)}"
         )
 
-    def __rich__(self) -> str:
+    def __rich__(self) -> Text:
         if self.waiting:
             waited = time.monotonic() - self.started
             most = wait_text(self.read.checkpoint_s)
@@ -88,4 +69,4 @@ class CopyProgress:
             text = f"waiting for the source's {kind} checkpoint · {waited:.0f} s{most}"
         else:
             text = self._copied()
-        return escape(f"pgopt: copying · {text}")
+        return Text(f"pgopt: copying · {text}")

@@ -178,6 +178,7 @@ def dry_run(options: dict[str, Any], given: Given, where: Locality | None) -> No
     if not options["measure"]:
         out.print("A dry run starts nothing and measures nothing.", highlight=False)
         return
+
     def derived_inputs(given: Given, target: ServerSettings) -> tuple[Inputs, dict[str, Any]]:
         place = Place("none read (a dry run)", unmeasured="a dry run")
         return assemble(given, read_facts(), None, target, place)

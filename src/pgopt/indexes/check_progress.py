@@ -6,43 +6,25 @@ the candidates, so a log of hundreds of candidates stays readable."""
 from __future__ import annotations
 
 import time
-from types import TracebackType
 
 from rich.console import Console
-from rich.status import Status
 from rich.text import Text
 
-REDRAWS_PER_S = 1  # the line counts whole seconds
+from ..consoles import StatusLine
+
 LOG_STEPS = 10  # lines in a log: one at each tenth of the candidates
 
 
-class CheckProgress:
+class CheckProgress(StatusLine):
     """Implements copy_check's progress: `phase` for what starts, `checked` after
     each candidate; a context manager that clears its line at the end."""
 
     def __init__(self, console: Console, total: int, estimate_s: float) -> None:
-        self.console, self.total, self.estimate_s = console, total, estimate_s
-        self.live = console.is_terminal
+        super().__init__(console)
+        self.total, self.estimate_s = total, estimate_s
         self.started = time.monotonic()
         self.done = 0
         self._phase = "copying"
-        self._status: Status | None = None
-
-    def __enter__(self) -> CheckProgress:
-        if self.live:
-            self._status = self.console.status(self, refresh_per_second=REDRAWS_PER_S)
-            self._status.start()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        if self._status is not None:
-            self._status.stop()
-            self._status = None
 
     def phase(self, text: str) -> None:
         self._phase = text
